@@ -1,0 +1,17 @@
+// etad/core/error.hpp — the exception type every run-time error of etad derives from.
+// Compile-time misuse is a static_assert; misuse only visible at run time throws etad::error.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace etad {
+
+/// Base of every exception etad throws. what() is one sentence that says what went wrong and
+/// what to do about it. Catch etad::error to handle all of them.
+class error : public std::logic_error {
+public:
+  using std::logic_error::logic_error;
+};
+
+}  // namespace etad

@@ -1,0 +1,98 @@
+// etad/core/expression.hpp — what an expression is: leaves (placeholders and constants) and
+// node<Op, Children...>. Types only; evaluating and differentiating them lives in static/.
+#pragma once
+
+#include <etad/core/detail/flat_tuple.hpp>
+
+#include <boost/mp11/list.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+
+namespace etad {
+
+/// An expression type says so with a nested tag `etad_expression`, and tells whether its value
+/// depends on the inputs alone (`input_only`): such subexpressions are identical whenever their
+/// types are, so the static sweep computes each of them once (common subexpression sharing).
+template <class T>
+concept expression = requires {
+  typename std::remove_cvref_t<T>::etad_expression;
+  { std::remove_cvref_t<T>::input_only } -> std::convertible_to<bool>;
+};
+
+/// A plain number that may appear in an expression as a constant.
+template <class T>
+concept arithmetic = std::is_arithmetic_v<std::remove_cvref_t<T>> &&
+                     !std::is_same_v<std::remove_cvref_t<T>, bool>;
+
+/// Anything an op accepts: an expression, or a number (which becomes a constant).
+template <class T>
+concept operand = expression<T> || arithmetic<T>;
+
+namespace detail {
+/// Two operands of which at least one is an expression: what etad's operators accept.
+template <class A, class B>
+concept mixed_operands = operand<A> && operand<B> && (expression<A> || expression<B>);
+}  // namespace detail
+
+/// arg<I>: the I-th argument of a function being differentiated. An empty tag: its value comes
+/// from the point at which the sweep is run.
+template <std::size_t I>
+struct arg {
+  using etad_expression = void;
+  static constexpr bool input_only = true;
+  static constexpr std::size_t index = I;
+};
+
+/// constant<T>: a run-time number inside an expression; its gradient is zero. Held by value.
+template <class T>
+struct constant {
+  using etad_expression = void;
+  static constexpr bool input_only = false;  // two constants of one type may differ in value
+  T value;
+};
+
+/// node<Op, Children...>: Op applied to its children, held by value, so `auto e = x * y;` never
+/// dangles. Op is a rule struct (see core/rule.hpp); stateless rules take no space.
+template <class Op, class... Children>
+struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
+  using etad_expression = void;
+  using op_type = Op;
+  using children_types = boost::mp11::mp_list<Children...>;
+  static constexpr std::size_t arity = sizeof...(Children);
+  static constexpr bool input_only =
+      std::is_empty_v<Op> && (std::remove_cvref_t<Children>::input_only && ...);
+
+  detail::flat_tuple<Children...> children;
+
+  constexpr node() = default;
+  constexpr node(const Op& o, const Children&... c) : detail::flat_leaf<0, Op>{o}, children(c...) {}
+
+  /// The rule (with its parameters, if it has any).
+  constexpr const Op& op() const noexcept { return this->ref(); }
+};
+
+template <class T>
+inline constexpr bool is_node_v = false;
+template <class Op, class... C>
+inline constexpr bool is_node_v<node<Op, C...>> = true;
+
+template <class T>
+inline constexpr bool is_arg_v = false;
+template <std::size_t I>
+inline constexpr bool is_arg_v<arg<I>> = true;
+
+/// as_expression(x): an expression unchanged, a number wrapped in constant<>.
+template <operand T>
+constexpr auto as_expression(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return constant<std::remove_cvref_t<T>>{x};
+}
+
+template <class T>
+using as_expression_t = decltype(as_expression(std::declval<const T&>()));
+
+}  // namespace etad

@@ -1,0 +1,102 @@
+// etad/core/rule.hpp — what a differentiation rule is, and how applying one builds a node.
+// Built-in ops and users' custom gradients are the same thing: a rule struct, applied by apply()
+// or through an op_fn<Rule> object. Nothing here knows about sweeps or tapes.
+#pragma once
+
+#include <etad/core/expression.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace etad {
+
+/// A rule is a struct with (all but value() optional):
+///   static constexpr std::string_view name;        // for diagnostics
+///   static constexpr std::size_t arity;            // absent: variadic
+///   value(const auto&... args)                     // the function
+///   partials(const auto&... args, const auto& f)   // one partial per argument, as a tuple-like
+///                                                  // (std::array / std::tuple); f = value(args...)
+///   static constexpr bool gated = true;            // optional, with
+///   gate(const auto&... args, const auto& f)       // std::array<bool, arity>: an argument whose
+///                                                  // gate is false receives no gradient at all
+///                                                  // (not even 0 * partial)
+///   static constexpr bool differentiable = false;  // optional: zero gradient everywhere, no sweep
+///   static constexpr bool predicate = true;        // optional: bool-valued (comparisons)
+/// Members may be static (stateless rules) or not (rules with parameters, e.g. integer powers).
+/// Write value() and partials() with unqualified calls after `using std::sin;` etc. (or with
+/// etad's own functions), so that one rule serves numbers, expressions and, later, duals.
+template <class Rule>
+inline constexpr bool is_predicate_v = requires { requires bool(Rule::predicate); };
+
+template <class Rule>
+inline constexpr bool is_differentiable_v = [] {
+  if constexpr (is_predicate_v<Rule>)
+    return false;
+  else if constexpr (requires { Rule::differentiable; })
+    return bool(Rule::differentiable);
+  else
+    return true;
+}();
+
+template <class Rule>
+inline constexpr bool is_gated_v = requires { requires bool(Rule::gated); };
+
+namespace detail {
+
+template <class Rule>
+consteval bool has_fixed_arity() {
+  return requires { Rule::arity; };
+}
+
+// Named so that the compiler's note on a failing static_assert shows the rule and the counts.
+template <class Rule, std::size_t Returned, std::size_t Arguments>
+inline constexpr bool rule_returns_one_partial_per_argument = Returned == Arguments;
+
+template <class Rule, std::size_t Given, std::size_t Expected>
+inline constexpr bool rule_called_with_its_arity = Given == Expected;
+
+template <class Rule, class A>
+inline constexpr bool rule_argument_is_operand = operand<A>;
+
+}  // namespace detail
+
+/// Checks a rule's partials(): one per argument. Used by every sweep.
+template <class Rule, std::size_t Arity, class Partials>
+constexpr void check_partials() {
+  constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<Partials>>;
+  static_assert(detail::rule_returns_one_partial_per_argument<Rule, n, Arity>,
+                "etad: a rule's partials() returned a different number of partials than the rule "
+                "has arguments; partials() must return one partial per argument");
+}
+
+/// apply(rule, args...): with at least one expression argument, the node
+/// node<Rule, as_expression_t<Args>...>; with numbers only, the value computed at once.
+template <class Rule, class... A>
+constexpr auto apply(const Rule& rule, const A&... a) {
+  static_assert((detail::rule_argument_is_operand<Rule, A> && ...),
+                "etad: an argument of a differentiable function is neither an etad expression nor "
+                "a number; pass an expression (a placeholder or a real) or an arithmetic value");
+  if constexpr (detail::has_fixed_arity<Rule>())
+    static_assert(detail::rule_called_with_its_arity<Rule, sizeof...(A), Rule::arity>,
+                  "etad: a rule was applied to a different number of arguments than its arity");
+  if constexpr ((expression<A> || ...))
+    return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
+  else
+    return rule.value(a...);
+}
+
+/// op_fn<Rule>: the callable through which a rule is used, e.g.
+///   inline constexpr etad::op_fn<softplus_op> softplus{};
+/// A rule with parameters is passed in: op_fn<powi_op>{powi_op{3}}.
+template <class Rule>
+struct op_fn {
+  [[no_unique_address]] Rule rule{};
+  template <class... A>
+  constexpr auto operator()(const A&... a) const {
+    return apply(rule, a...);
+  }
+};
+
+}  // namespace etad

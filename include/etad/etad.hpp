@@ -1,0 +1,18 @@
+// etad/etad.hpp — the one include for users: every public layer of etad.
+#pragma once
+
+#include <etad/core/config.hpp>
+#include <etad/core/error.hpp>
+#include <etad/core/expression.hpp>
+#include <etad/core/rule.hpp>
+
+#include <etad/ops/arithmetic.hpp>
+#include <etad/ops/exponential.hpp>
+#include <etad/ops/gradient_control.hpp>
+#include <etad/ops/logical.hpp>
+#include <etad/ops/nonsmooth.hpp>
+#include <etad/ops/power.hpp>
+#include <etad/ops/special.hpp>
+#include <etad/ops/trigonometric.hpp>
+
+#include <etad/static/gradient.hpp>

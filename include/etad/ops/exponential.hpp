@@ -1,0 +1,84 @@
+// etad/ops/exponential.hpp — exponentials and logarithms.
+// Derivatives reuse the value f where that is exact (exp' = exp), saving a second call.
+#pragma once
+
+#include <etad/core/rule.hpp>
+#include <etad/ops/detail/numbers.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+
+namespace etad {
+
+/// e^x. Domain R. d/dx = f.
+struct exp_op {
+  static constexpr std::string_view name = "exp";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::exp; return exp(x); }
+  static constexpr auto partials(const auto&, const auto& f) { return std::array{f}; }
+};
+template <operand X> constexpr auto exp(const X& x) { return apply(exp_op{}, x); }
+
+/// 2^x. Domain R. d/dx = f ln 2.
+struct exp2_op {
+  static constexpr std::string_view name = "exp2";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::exp2; return exp2(x); }
+  static constexpr auto partials(const auto&, const auto& f) {
+    return std::array{f * detail::like<std::remove_cvref_t<decltype(f)>>(detail::ln2)};
+  }
+};
+template <operand X> constexpr auto exp2(const X& x) { return apply(exp2_op{}, x); }
+
+/// e^x - 1, accurate near 0. Domain R. d/dx = f + 1 (= e^x).
+struct expm1_op {
+  static constexpr std::string_view name = "expm1";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::expm1; return expm1(x); }
+  static constexpr auto partials(const auto&, const auto& f) { return std::array{f + 1}; }
+};
+template <operand X> constexpr auto expm1(const X& x) { return apply(expm1_op{}, x); }
+
+/// ln x. Domain (0, inf). d/dx = 1/x: +inf at 0 (where the value is -inf); NaN value below 0.
+struct log_op {
+  static constexpr std::string_view name = "log";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::log; return log(x); }
+  static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / x}; }
+};
+template <operand X> constexpr auto log(const X& x) { return apply(log_op{}, x); }
+
+/// log2 x. Domain (0, inf). d/dx = 1/(x ln 2).
+struct log2_op {
+  static constexpr std::string_view name = "log2";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::log2; return log2(x); }
+  static constexpr auto partials(const auto& x, const auto&) {
+    return std::array{1 / (x * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln2))};
+  }
+};
+template <operand X> constexpr auto log2(const X& x) { return apply(log2_op{}, x); }
+
+/// log10 x. Domain (0, inf). d/dx = 1/(x ln 10).
+struct log10_op {
+  static constexpr std::string_view name = "log10";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::log10; return log10(x); }
+  static constexpr auto partials(const auto& x, const auto&) {
+    return std::array{1 / (x * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln10))};
+  }
+};
+template <operand X> constexpr auto log10(const X& x) { return apply(log10_op{}, x); }
+
+/// ln(1 + x), accurate near 0. Domain (-1, inf). d/dx = 1/(1 + x); +inf at -1.
+struct log1p_op {
+  static constexpr std::string_view name = "log1p";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { using std::log1p; return log1p(x); }
+  static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / (1 + x)}; }
+};
+template <operand X> constexpr auto log1p(const X& x) { return apply(log1p_op{}, x); }
+
+}  // namespace etad

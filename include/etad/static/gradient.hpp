@@ -1,0 +1,229 @@
+// etad/static/gradient.hpp — the compile-time front doors: gradient, jvp, vjp, jacobian.
+// f is called once with placeholders (arg<0>, arg<1>, ...); the expression type it returns is
+// differentiated at compile time and swept at the given point. No tape, no heap.
+#pragma once
+
+#include <etad/core/expression.hpp>
+#include <etad/static/detail/sweep.hpp>
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace etad {
+
+/// Value and gradient of a scalar function at a point.
+template <class T, std::size_t N>
+struct gradient_result {
+  T value;
+  std::array<T, N> gradient;
+};
+
+/// Value and directional derivative (Jacobian-vector product) of f; V is T for a scalar f and
+/// std::array<T, M> for an f with M outputs.
+template <class V>
+struct jvp_result {
+  V value;
+  V tangent;
+};
+
+/// Value and vector-Jacobian product (seed^T J) of f.
+template <class V, class T, std::size_t N>
+struct vjp_result {
+  V value;
+  std::array<T, N> gradient;
+};
+
+/// Values and the M x N Jacobian (row i: the gradient of output i).
+template <class T, std::size_t M, std::size_t N>
+struct jacobian_result {
+  std::array<T, M> value;
+  std::array<std::array<T, N>, M> jacobian;
+};
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_differentiable_input_v = std::is_floating_point_v<X>;
+
+template <class F, class Seq>
+inline constexpr bool invocable_with_placeholders_v = false;
+template <class F, std::size_t... I>
+inline constexpr bool invocable_with_placeholders_v<F, std::index_sequence<I...>> =
+    std::is_invocable_v<F&, arg<I>...>;
+
+template <std::size_t N, class F>
+constexpr auto trace(F& f) {
+  static_assert(invocable_with_placeholders_v<F, std::make_index_sequence<N>>,
+                "etad: f cannot be called with one etad placeholder per input; write f as a "
+                "generic lambda with one auto parameter per input, e.g. [](auto x, auto y) { "
+                "return x * y; }");
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return f(arg<I>{}...);
+  }(std::make_index_sequence<N>{});
+}
+
+template <class R>
+concept multiple_outputs = !operand<R> && requires { std::tuple_size<R>::value; };
+
+// Every output of f as a flat_tuple of expressions.
+template <class R>
+constexpr auto output_roots(const R& r) {
+  if constexpr (multiple_outputs<R>) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return flat_tuple<as_expression_t<std::tuple_element_t<I, R>>...>{as_expression(std::get<I>(r))...};
+    }(std::make_index_sequence<std::tuple_size_v<R>>{});
+  } else {
+    return flat_tuple<as_expression_t<R>>{as_expression(r)};
+  }
+}
+
+template <class R>
+consteval void check_outputs() {
+  if constexpr (multiple_outputs<R>) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (check_outputs<std::tuple_element_t<I, R>>(), ...);
+    }(std::make_index_sequence<std::tuple_size_v<R>>{});
+  } else {
+    static_assert(operand<R>,
+                  "etad: f must return an etad expression built from its arguments (or a number, "
+                  "or a tuple of them for several outputs); it returned something else");
+    if constexpr (expression<R> && is_node_v<R>)
+      static_assert(!is_predicate_v<typename R::op_type>,
+                    "etad: f returned a comparison, which has no gradient; use select(condition, "
+                    "a, b) to make a number of it");
+  }
+}
+
+template <class... X>
+consteval void check_inputs() {
+  static_assert(sizeof...(X) > 0, "etad: give at least one input to differentiate with respect to");
+  static_assert((is_differentiable_input_v<X> && ...),
+                "etad: every input must be a floating-point number (float, double or long "
+                "double); an integer or other type cannot be differentiated, so write 2.0, not 2");
+}
+
+/// One traced program: roots, their frames, and a sweep at a point.
+template <class S, std::size_t N, class Roots>
+struct program;
+
+template <class S, std::size_t N, std::size_t... I, class... E>
+struct program<S, N, flat_tuple_impl<std::index_sequence<I...>, E...>> {
+  static constexpr std::size_t outputs = sizeof...(E);
+  flat_tuple<E...> roots;
+  sweep_for<S, N, E...> sw{};
+  flat_tuple<frame<E, S>...> frames{};
+
+  constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
+    sw.x = x;
+    sw.forward_slots();
+    return {sw.forward(get<I>(roots), get<I>(frames))...};
+  }
+  constexpr void reset_adjoints() {
+    sw.grad = {};
+    sw.slot_adjoint = sw.filled(-S(0));
+    sw.reached = {};
+  }
+  constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
+    (sw.backward(get<I>(roots), get<I>(frames), seed[I]), ...);
+    sw.backward_slots();
+    return sw.grad;
+  }
+  constexpr std::array<S, outputs> tangent(const std::array<S, N>& v) {
+    sw.dx = v;
+    sw.tangent_slots();
+    return {sw.tangent(get<I>(roots), get<I>(frames))...};
+  }
+};
+
+template <class S, std::size_t N, class F>
+constexpr auto make_program(F& f) {
+  using R = decltype(trace<N>(f));
+  check_outputs<R>();
+  auto roots = output_roots(trace<N>(f));
+  return program<S, N, decltype(roots)>{roots};
+}
+
+template <class R, class S, std::size_t M>
+constexpr auto shape_output(const std::array<S, M>& v) {
+  if constexpr (multiple_outputs<R>)
+    return v;
+  else
+    return v[0];
+}
+
+}  // namespace detail
+
+/// gradient(f, x0, ..., xn): value and gradient of the scalar function f at x, derived at compile
+/// time. f is a generic callable; inputs are floating-point numbers of a common type T.
+///   auto [v, g] = etad::gradient([](auto x, auto y) { return x * sin(y); }, 2.0, 0.5);
+template <class F, class... X>
+constexpr auto gradient(F&& f, const X&... x) {
+  detail::check_inputs<X...>();
+  using T = std::common_type_t<X...>;
+  constexpr std::size_t n = sizeof...(X);
+  auto p = detail::make_program<T, n>(f);
+  static_assert(decltype(p)::outputs == 1,
+                "etad: gradient needs f to return one value; use jacobian or vjp for several");
+  const auto value = p.forward({static_cast<T>(x)...});
+  return gradient_result<T, n>{value[0], p.backward({T(1)})};
+}
+
+/// jacobian(f, x0, ..., xn): the values of f's M outputs (f returns a std::tuple, std::pair or
+/// std::array of expressions; one expression gives M = 1) and the M x N Jacobian. One forward
+/// sweep, then one reverse sweep per output.
+template <class F, class... X>
+constexpr auto jacobian(F&& f, const X&... x) {
+  detail::check_inputs<X...>();
+  using T = std::common_type_t<X...>;
+  constexpr std::size_t n = sizeof...(X);
+  auto p = detail::make_program<T, n>(f);
+  constexpr std::size_t m = decltype(p)::outputs;
+  jacobian_result<T, m, n> r{p.forward({static_cast<T>(x)...}), {}};
+  for (std::size_t i = 0; i < m; ++i) {
+    std::array<T, m> seed{};
+    seed[i] = T(1);
+    p.reset_adjoints();
+    r.jacobian[i] = p.backward(seed);
+  }
+  return r;
+}
+
+/// jvp(f, x, v): the value of f at x and its derivative in direction v (J v), by one forward
+/// and one tangent sweep.
+template <class F, class T, std::size_t N>
+constexpr auto jvp(F&& f, const std::array<T, N>& x, const std::array<T, N>& v) {
+  detail::check_inputs<T>();
+  auto p = detail::make_program<T, N>(f);
+  using R = decltype(detail::trace<N>(f));
+  const auto value = p.forward(x);
+  const auto tangent = p.tangent(v);
+  return jvp_result<decltype(detail::shape_output<R>(value))>{detail::shape_output<R>(value),
+                                                              detail::shape_output<R>(tangent)};
+}
+
+/// vjp(f, x, seed): the value of f at x and seed^T J in one reverse sweep. seed is a T for a
+/// scalar f, a std::array<T, M> for an f with M outputs.
+template <class F, class T, std::size_t N, class Seed>
+constexpr auto vjp(F&& f, const std::array<T, N>& x, const Seed& seed) {
+  detail::check_inputs<T>();
+  auto p = detail::make_program<T, N>(f);
+  using R = decltype(detail::trace<N>(f));
+  constexpr std::size_t m = decltype(p)::outputs;
+  std::array<T, m> s{};
+  if constexpr (detail::multiple_outputs<R>) {
+    static_assert(std::is_same_v<Seed, std::array<T, m>>,
+                  "etad: vjp of an f with M outputs needs a seed of type std::array<T, M>");
+    s = seed;
+  } else {
+    static_assert(std::is_convertible_v<Seed, T>, "etad: vjp of a scalar f needs a scalar seed");
+    s[0] = static_cast<T>(seed);
+  }
+  const auto value = p.forward(x);
+  return vjp_result<decltype(detail::shape_output<R>(value)), T, N>{detail::shape_output<R>(value),
+                                                                   p.backward(s)};
+}
+
+}  // namespace etad
