@@ -15,4 +15,9 @@
 #include <etad/ops/special.hpp>
 #include <etad/ops/trigonometric.hpp>
 
+#include <etad/static/evaluate.hpp>
 #include <etad/static/gradient.hpp>
+
+#include <etad/tape/real.hpp>
+#include <etad/tape/reduce.hpp>
+#include <etad/tape/tape.hpp>

@@ -71,12 +71,27 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
 
   /// The rule (with its parameters, if it has any).
   constexpr const Op& op() const noexcept { return this->ref(); }
+
+  /// A comparison whose leaves carry values (reals, numbers) converts to bool, so that
+  /// `if (x < y)` and `while (z < 100)` work on reals. evaluate() is found by argument-dependent
+  /// lookup when this is used (it lives in static/evaluate.hpp, included by etad.hpp).
+  constexpr explicit operator bool() const
+    requires requires { requires bool(Op::predicate); }
+  {
+    return evaluate(*this);
+  }
 };
 
 template <class T>
 inline constexpr bool is_node_v = false;
 template <class Op, class... C>
 inline constexpr bool is_node_v<node<Op, C...>> = true;
+
+/// An active leaf carries a run-time value and takes part in differentiation through its own
+/// identity (a tape handle, for instance): it says so with `static constexpr bool active_leaf`
+/// and exposes `value()`. The static sweep keeps one adjoint per occurrence of such a leaf.
+template <class T>
+inline constexpr bool is_active_leaf_v = requires { requires bool(T::active_leaf); };
 
 template <class T>
 inline constexpr bool is_arg_v = false;

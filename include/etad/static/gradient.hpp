@@ -88,8 +88,9 @@ consteval void check_outputs() {
     }(std::make_index_sequence<std::tuple_size_v<R>>{});
   } else {
     static_assert(operand<R>,
-                  "etad: f must return an etad expression built from its arguments (or a number, "
-                  "or a tuple of them for several outputs); it returned something else");
+                  "etad: f returned something that is not an etad expression (such as a string or "
+                  "a lambda); return an expression built from f's arguments, a number, or a "
+                  "std::tuple of them for several outputs");
     if constexpr (expression<R> && is_node_v<R>)
       static_assert(!is_predicate_v<typename R::op_type>,
                     "etad: f returned a comparison, which has no gradient; use select(condition, "
@@ -99,7 +100,9 @@ consteval void check_outputs() {
 
 template <class... X>
 consteval void check_inputs() {
-  static_assert(sizeof...(X) > 0, "etad: give at least one input to differentiate with respect to");
+  static_assert(sizeof...(X) > 0,
+                "etad: no inputs were given to differentiate with respect to; pass at least one "
+                "floating-point input after f, e.g. etad::gradient(f, 2.0)");
   static_assert((is_differentiable_input_v<X> && ...),
                 "etad: every input must be a floating-point number (float, double or long "
                 "double); an integer or other type cannot be differentiated, so write 2.0, not 2");
@@ -215,10 +218,13 @@ constexpr auto vjp(F&& f, const std::array<T, N>& x, const Seed& seed) {
   std::array<T, m> s{};
   if constexpr (detail::multiple_outputs<R>) {
     static_assert(std::is_same_v<Seed, std::array<T, m>>,
-                  "etad: vjp of an f with M outputs needs a seed of type std::array<T, M>");
+                  "etad: f returns M values, so vjp needs a seed of type std::array<T, M> with T "
+                  "the input type, e.g. std::array{1.0, 0.0} for M = 2");
     s = seed;
   } else {
-    static_assert(std::is_convertible_v<Seed, T>, "etad: vjp of a scalar f needs a scalar seed");
+    static_assert(std::is_convertible_v<Seed, T>,
+                  "etad: f returns one value, so vjp needs a scalar seed that converts to the "
+                  "input type, e.g. 1.0");
     s[0] = static_cast<T>(seed);
   }
   const auto value = p.forward(x);

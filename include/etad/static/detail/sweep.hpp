@@ -47,6 +47,14 @@ struct frame<node<Op, C...>, S> {
   flat_tuple<frame<C, S>...> kids{};
 };
 
+/// An active leaf's frame accumulates the adjoint of that one occurrence. It starts at -0.0, the
+/// identity of +, so the first contribution compiles to a move.
+template <class L, class S>
+  requires is_active_leaf_v<L>
+struct frame<L, S> {
+  mutable S adjoint = -S(0);
+};
+
 template <class F>
 inline constexpr F empty_frame{};
 
@@ -95,6 +103,8 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   constexpr value_t<E, S> value(const E& e, const frame<E, S>& fr) const {
     if constexpr (is_arg_v<E>)
       return x[E::index];
+    else if constexpr (is_active_leaf_v<E>)
+      return e.value();
     else if constexpr (!is_node_v<E>)
       return static_cast<S>(e.value);
     else if constexpr (E::input_only)
@@ -149,6 +159,8 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   constexpr void backward(const E& e, const frame<E, S>& fr, const S& adj) {
     if constexpr (is_arg_v<E>) {
       grad[E::index] += adj;
+    } else if constexpr (is_active_leaf_v<E>) {
+      fr.adjoint += adj;
     } else if constexpr (!is_node_v<E>) {
       // constants: no gradient
     } else if constexpr (!is_differentiable_v<typename E::op_type>) {

@@ -1,0 +1,243 @@
+// etad/tape/tape.hpp — the run-time tape: GradientTape semantics for dynamic control flow.
+// One statement per assignment of an expression to a real (its local partials derived at compile
+// time); the backward sweep is a loop over flat arrays. One active tape per thread and scalar
+// type, set by RAII; a tape of real<double> nested in a tape of double gives second derivatives.
+#pragma once
+
+#include <etad/core/config.hpp>
+#include <etad/core/error.hpp>
+#include <etad/tape/detail/storage.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace etad {
+
+template <class T>
+class real;
+
+/// Tag for a tape that answers several gradient calls: etad::tape t{etad::persistent};
+inline constexpr struct persistent_t {
+  explicit persistent_t() = default;
+} persistent{};
+
+/// What gradients() returns for a source the targets do not depend on (TensorFlow's
+/// unconnected_gradients): no value, or zero.
+enum class unconnected { none, zero };
+
+/// Options of basic_tape::gradients, after tf.GradientTape.gradient / tf.gradients.
+template <class T>
+struct gradient_options {
+  /// Seeds, one per target (TF's output_gradients / grad_ys); empty means 1 for every target.
+  std::span<const T> output_gradients = {};
+  /// Values treated as constants: their own gradient is reported, none flows through them.
+  std::span<const real<T>> stop_gradients = {};
+  unconnected unconnected_gradients = unconnected::none;
+};
+
+namespace detail {
+// Every tape, and every reset of one, gets a fresh epoch; reals remember the epoch they were
+// recorded in, so a handle from another tape or from before reset() is caught.
+inline std::atomic<std::uint32_t> next_epoch{1};
+inline std::uint32_t new_epoch() {
+  std::uint32_t e = next_epoch.fetch_add(1, std::memory_order_relaxed);
+  if (e == 0) e = next_epoch.fetch_add(1, std::memory_order_relaxed);  // 0 means "constant"
+  return e;
+}
+
+template <class T>
+inline thread_local int paused_recording = 0;
+}  // namespace detail
+
+/// basic_tape<T>: records statements on reals with values of type T while it is the thread's
+/// active tape (from construction to destruction; tapes nest, the newest is active).
+template <class T>
+class basic_tape {
+public:
+  using value_type = T;
+
+  basic_tape() : epoch_(detail::new_epoch()), previous_(active()) { active() = this; }
+  explicit basic_tape(persistent_t) : basic_tape() { persistent_ = true; }
+  basic_tape(const basic_tape&) = delete;
+  basic_tape& operator=(const basic_tape&) = delete;
+  ~basic_tape() {
+    if (active() == this) active() = previous_;
+  }
+
+  /// A new independent variable (a watched source) with value v.
+  real<T> variable(const T& v) {
+    detail::index_t i;
+    store_.append(0, i);
+    return real<T>(v, i, epoch_);
+  }
+
+  /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
+  /// loop of record -> gradient -> reset allocates nothing after its first rounds.
+  void reset() {
+    store_.clear();
+    epoch_ = detail::new_epoch();
+    used_ = false;
+  }
+  void clear() { reset(); }
+
+  bool is_persistent() const noexcept { return persistent_; }
+  /// Statements recorded (variables included).
+  std::size_t statements() const noexcept { return store_.size() - 1; }
+  /// Partials recorded.
+  std::size_t partials() const noexcept { return store_.partial_count(); }
+  /// Bytes reserved for statements (kept across reset()).
+  std::size_t reserved_bytes() const noexcept {
+    return store_.reserved_bytes() + adjoints_.capacity() * sizeof(T) + flags_.capacity();
+  }
+
+  /// d(target)/d(sources...): the total derivatives, zero for an unconnected source.
+  ///   auto [dx, dy] = t.gradient(z, x, y);
+  template <class... Sources>
+  std::array<T, sizeof...(Sources)> gradient(const real<T>& target, const Sources&... sources) {
+    const real<T> targets[] = {target};
+    const real<T> srcs[] = {sources...};
+    auto g = gradients(targets, srcs, {.unconnected_gradients = unconnected::zero});
+    std::array<T, sizeof...(Sources)> r;
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = *g[i];
+    return r;
+  }
+
+  /// The sum over targets t_k, weighted by seeds w_k (default 1), of d t_k / d source_i: for each
+  /// source, the total derivative (sources may be variables or intermediate values), or no value
+  /// / zero for a source the targets do not depend on (options.unconnected_gradients).
+  std::vector<std::optional<T>> gradients(std::span<const real<T>> targets,
+                                          std::span<const real<T>> sources,
+                                          const gradient_options<T>& options = {});
+
+  /// The thread's active tape for T, or nullptr.
+  static basic_tape* current() noexcept { return active(); }
+
+  /// Records a statement of n partials defining a new index; used by real<T> and by vector
+  /// statements. Fill the returned arrays with the partials and their inputs' indices.
+  typename detail::statement_store<T>::slot record(std::size_t n, detail::index_t& defined) {
+    return store_.append(n, defined);
+  }
+  std::uint32_t epoch() const noexcept { return epoch_; }
+
+private:
+  static basic_tape*& active() noexcept { return active_; }
+  static inline thread_local basic_tape* active_ = nullptr;
+
+  void check(const real<T>& r, const char* what) const;
+
+  detail::statement_store<T> store_;
+  std::vector<T> adjoints_;
+  std::vector<unsigned char> flags_;
+  std::uint32_t epoch_;
+  basic_tape* previous_;
+  bool persistent_ = false;
+  bool used_ = false;
+};
+
+using tape = basic_tape<double>;
+
+/// While a stop_recording<T> lives, expressions of reals are computed but not recorded: the
+/// results are constants (tf.GradientTape.stop_recording).
+template <class T = double>
+class stop_recording {
+public:
+  stop_recording() { ++detail::paused_recording<T>; }
+  stop_recording(const stop_recording&) = delete;
+  stop_recording& operator=(const stop_recording&) = delete;
+  ~stop_recording() { --detail::paused_recording<T>; }
+};
+
+}  // namespace etad
+
+#include <etad/tape/real.hpp>
+
+namespace etad {
+
+template <class T>
+void basic_tape<T>::check(const real<T>& r, const char* what) const {
+  if (r.epoch() != 0 && r.epoch() != epoch_)
+    throw error(std::string("etad: ") + what +
+                " is a real recorded on another tape or before this tape's reset(); take "
+                "gradients on the tape that recorded it, before resetting it");
+}
+
+template <class T>
+std::vector<std::optional<T>> basic_tape<T>::gradients(std::span<const real<T>> targets,
+                                                       std::span<const real<T>> sources,
+                                                       const gradient_options<T>& options) {
+  if (used_ && !persistent_)
+    throw error("etad: gradient() was already called on this non-persistent tape; construct it "
+                "as etad::tape{etad::persistent} to take several gradients");
+  if (!options.output_gradients.empty() && options.output_gradients.size() != targets.size())
+    throw error("etad: gradients() got " + std::to_string(options.output_gradients.size()) +
+                " output gradients for " + std::to_string(targets.size()) +
+                " targets; give one seed per target, or none");
+  for (const auto& t : targets) check(t, "a target");
+  for (const auto& s : sources) check(s, "a source");
+  for (const auto& s : options.stop_gradients) check(s, "a stop_gradients entry");
+  used_ = true;
+
+  const detail::index_t n = store_.size();
+  detail::index_t hi = 0, lo = n;
+  for (const auto& t : targets) hi = std::max(hi, t.index());
+  for (const auto& s : sources) lo = std::min(lo, s.index() == 0 ? n : s.index());
+
+  adjoints_.assign(n, T(0));
+  for (std::size_t k = 0; k < targets.size(); ++k)
+    if (targets[k].index() != 0)
+      adjoints_[targets[k].index()] += options.output_gradients.empty() ? T(1) : options.output_gradients[k];
+
+  // flags_: bit 1 = stopped, bit 2 = reached from a target (only when "none" must be told
+  // apart from a zero that was computed).
+  const bool stops = !options.stop_gradients.empty();
+  const bool reach = options.unconnected_gradients == unconnected::none;
+  if (stops || reach) {
+    flags_.assign(n, 0);
+    for (const auto& s : options.stop_gradients) flags_[s.index()] |= 1;
+    flags_[0] = 0;
+    if (reach)
+      for (const auto& t : targets) flags_[t.index()] |= 2;
+  }
+
+  T* adj = adjoints_.data();
+  if (!stops && !reach) {
+    // The hot loop. A statement whose adjoint is exactly zero pushes nothing: it is not on a path
+    // from the targets (or its contributions cancelled), and skipping it keeps an infinite
+    // partial off the path (log at 0 in an unused branch) from making 0 * inf = NaN.
+    store_.sweep_down(hi, lo, [adj](detail::index_t i, const T* p, const detail::index_t* in, std::size_t m) {
+      const T a = adj[i];
+      if (a == T(0)) return;
+      for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
+    });
+  } else {
+    unsigned char* fl = flags_.data();
+    store_.sweep_down(hi, lo, [adj, fl](detail::index_t i, const T* p, const detail::index_t* in, std::size_t m) {
+      if (fl[i] & 1) return;
+      if (fl[i] & 2)
+        for (std::size_t j = 0; j < m; ++j) fl[in[j]] |= 2;
+      const T a = adj[i];
+      if (a == T(0)) return;
+      for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
+    });
+  }
+
+  std::vector<std::optional<T>> result(sources.size());
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const detail::index_t i = sources[k].index();
+    const bool connected = i != 0 && (!reach || (flags_[i] & 2));
+    if (connected)
+      result[k] = adj[i];
+    else if (options.unconnected_gradients == unconnected::zero)
+      result[k] = T(0);
+  }
+  return result;
+}
+
+}  // namespace etad
