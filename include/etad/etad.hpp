@@ -19,5 +19,7 @@
 #include <etad/static/gradient.hpp>
 
 #include <etad/tape/real.hpp>
+#include <etad/tape/linear_algebra.hpp>
+#include <etad/tape/map_reduce.hpp>
 #include <etad/tape/reduce.hpp>
 #include <etad/tape/tape.hpp>

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace etad {
@@ -100,14 +101,17 @@ public:
   /// d(target)/d(sources...): the total derivatives, zero for an unconnected source.
   ///   auto [dx, dy] = t.gradient(z, x, y);
   template <class... Sources>
+    requires(sizeof...(Sources) > 0 && (std::is_convertible_v<Sources, real<T>> && ...))
   std::array<T, sizeof...(Sources)> gradient(const real<T>& target, const Sources&... sources) {
-    const real<T> targets[] = {target};
     const real<T> srcs[] = {sources...};
-    auto g = gradients(targets, srcs, {.unconnected_gradients = unconnected::zero});
     std::array<T, sizeof...(Sources)> r;
-    for (std::size_t i = 0; i < r.size(); ++i) r[i] = *g[i];
+    gradient(target, std::span<const real<T>>(srcs), std::span<T>(r));
     return r;
   }
+
+  /// d(target)/d(sources[i]) written into out[i] (zero for an unconnected source); allocates
+  /// nothing once the tape's buffers have grown, so it suits loops over many sources.
+  void gradient(const real<T>& target, std::span<const real<T>> sources, std::span<T> out);
 
   /// The sum over targets t_k, weighted by seeds w_k (default 1), of d t_k / d source_i: for each
   /// source, the total derivative (sources may be variables or intermediate values), or no value
@@ -131,6 +135,11 @@ private:
   static inline thread_local basic_tape* active_ = nullptr;
 
   void check(const real<T>& r, const char* what) const;
+  // Seeds the targets and sweeps; leaves the adjoints in adjoints_ (and, for "none", the
+  // reached-from-target bits in flags_).
+  void sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
+             const gradient_options<T>& options);
+  T adjoint_of(const real<T>& source) const { return source.index() == 0 ? T(0) : adjoints_[source.index()]; }
 
   detail::statement_store<T> store_;
   std::vector<T> adjoints_;
@@ -169,9 +178,19 @@ void basic_tape<T>::check(const real<T>& r, const char* what) const {
 }
 
 template <class T>
-std::vector<std::optional<T>> basic_tape<T>::gradients(std::span<const real<T>> targets,
-                                                       std::span<const real<T>> sources,
-                                                       const gradient_options<T>& options) {
+void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sources,
+                             std::span<T> out) {
+  if (out.size() != sources.size())
+    throw error("etad: gradient() got " + std::to_string(out.size()) + " output slots for " +
+                std::to_string(sources.size()) + " sources; give one slot per source");
+  const real<T> targets[] = {target};
+  sweep(targets, sources, {.unconnected_gradients = unconnected::zero});
+  for (std::size_t k = 0; k < sources.size(); ++k) out[k] = adjoint_of(sources[k]);
+}
+
+template <class T>
+void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
+                          const gradient_options<T>& options) {
   if (used_ && !persistent_)
     throw error("etad: gradient() was already called on this non-persistent tape; construct it "
                 "as etad::tape{etad::persistent} to take several gradients");
@@ -228,12 +247,20 @@ std::vector<std::optional<T>> basic_tape<T>::gradients(std::span<const real<T>> 
     });
   }
 
+}
+
+template <class T>
+std::vector<std::optional<T>> basic_tape<T>::gradients(std::span<const real<T>> targets,
+                                                       std::span<const real<T>> sources,
+                                                       const gradient_options<T>& options) {
+  sweep(targets, sources, options);
+  const bool reach = options.unconnected_gradients == unconnected::none;
   std::vector<std::optional<T>> result(sources.size());
   for (std::size_t k = 0; k < sources.size(); ++k) {
     const detail::index_t i = sources[k].index();
     const bool connected = i != 0 && (!reach || (flags_[i] & 2));
     if (connected)
-      result[k] = adj[i];
+      result[k] = adjoints_[i];
     else if (options.unconnected_gradients == unconnected::zero)
       result[k] = T(0);
   }

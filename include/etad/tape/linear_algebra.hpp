@@ -1,0 +1,90 @@
+// etad/tape/linear_algebra.hpp — products with a constant matrix as tape statements whose
+// partials come from tight loops: matvec(A, x) (one statement per row) and quadratic_form(A, x)
+// (one statement with n partials). A is row-major, contiguous, of plain numbers.
+#pragma once
+
+#include <etad/core/error.hpp>
+#include <etad/tape/real.hpp>
+#include <etad/tape/reduce.hpp>
+
+#include <cstddef>
+#include <ranges>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace etad {
+
+namespace detail {
+// x's values, gathered into contiguous storage so that the loops over them vectorize.
+template <class T>
+std::span<const T> values_of(std::span<const real<T>> x) {
+  thread_local std::vector<T> v;  // reused: no allocation in steady state
+  v.resize(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) v[i] = x[i].value();
+  return v;
+}
+}  // namespace detail
+
+/// x^T A x for a constant n x n matrix A (row-major, n*n numbers) and n reals x.
+/// Partials (A + A^T) x. One statement with n partials.
+template <detail::real_range R, class M>
+  requires detail::number_range<M, typename detail::real_of<R>::value_type>
+auto quadratic_form(const M& matrix, const R& range) {
+  using T = typename detail::real_of<R>::value_type;
+  std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
+  const std::size_t n = x.size();
+  if (std::ranges::size(matrix) != n * n)
+    throw error("etad: quadratic_form needs an n x n matrix for n = " + std::to_string(n) +
+                " values, but the matrix has " + std::to_string(std::ranges::size(matrix)) +
+                " entries; pass the matrix row-major with n*n entries");
+  const auto* a = std::ranges::data(matrix);
+  const std::span<const T> xv = detail::values_of<T>(x);
+  thread_local std::vector<T> ax, atx;
+  ax.assign(n, T(0));
+  atx.assign(n, T(0));
+  T value(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto* row = a + i * n;
+    T s(0);
+    for (std::size_t j = 0; j < n; ++j) s += static_cast<T>(row[j]) * xv[j];  // (A x)_i
+    ax[i] = s;
+    value += xv[i] * s;
+    const T xi = xv[i];
+    for (std::size_t j = 0; j < n; ++j) atx[j] += static_cast<T>(row[j]) * xi;  // (A^T x)_j
+  }
+  return detail::vector_statement<T>(x, value, [&](T* p) {
+    for (std::size_t i = 0; i < n; ++i) p[i] = ax[i] + atx[i];
+  });
+}
+
+/// A x for a constant m x n matrix A (row-major, m*n numbers): m reals, each one statement with
+/// n partials (row i of A).
+template <detail::real_range R, class M>
+  requires detail::number_range<M, typename detail::real_of<R>::value_type>
+auto matvec(const M& matrix, const R& range) {
+  using T = typename detail::real_of<R>::value_type;
+  std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
+  const std::size_t n = x.size();
+  const std::size_t size = std::ranges::size(matrix);
+  if (n == 0 ? size != 0 : size % n != 0)
+    throw error("etad: matvec needs an m x n matrix for n = " + std::to_string(n) +
+                " values, but the matrix has " + std::to_string(size) +
+                " entries; pass the matrix row-major with m*n entries");
+  const std::size_t m = n == 0 ? 0 : size / n;
+  const auto* a = std::ranges::data(matrix);
+  const std::span<const T> xv = detail::values_of<T>(x);
+  std::vector<real<T>> y;
+  y.reserve(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    const auto* row = a + i * n;
+    T s(0);
+    for (std::size_t j = 0; j < n; ++j) s += static_cast<T>(row[j]) * xv[j];
+    y.push_back(detail::vector_statement<T>(x, s, [&](T* p) {
+      for (std::size_t j = 0; j < n; ++j) p[j] = static_cast<T>(row[j]);
+    }));
+  }
+  return y;
+}
+
+}  // namespace etad
