@@ -12,6 +12,7 @@
 #include <etad/ops/logical.hpp>
 #include <etad/ops/nonsmooth.hpp>
 #include <etad/ops/power.hpp>
+#include <etad/ops/reductions.hpp>
 #include <etad/ops/special.hpp>
 #include <etad/ops/trigonometric.hpp>
 

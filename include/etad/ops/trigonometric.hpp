@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 
 namespace etad {
 
@@ -78,8 +79,11 @@ struct atan2_op {
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& y, const auto& x) { using std::atan2; return atan2(y, x); }
   static constexpr auto partials(const auto& y, const auto& x, const auto&) {
-    const auto r2 = x * x + y * y;
-    return std::array{x / r2, -y / r2};
+    // Divided twice by hypot(x, y), not once by x^2 + y^2: the squares underflow (partials inf)
+    // below about 1e-154 and overflow (partials 0) above 1e154 in double. Still 0/0 at (0, 0).
+    using std::hypot;
+    const auto r = hypot(x, y);
+    return std::array{x / r / r, -y / r / r};
   }
 };
 template <operand Y, operand X>
@@ -112,14 +116,16 @@ struct tanh_op {
 };
 template <operand X> constexpr auto tanh(const X& x) { return apply(tanh_op{}, x); }
 
-/// asinh x. Domain R. d/dx = 1/sqrt(x^2 + 1).
+/// asinh x. Domain R. d/dx = 1/sqrt(x^2 + 1), computed as 1/hypot(x, 1) (x^2 would overflow
+/// beyond 1e154 in double and give 0 instead of about 1/|x|).
 struct asinh_op {
   static constexpr std::string_view name = "asinh";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::asinh; return asinh(x); }
   static constexpr auto partials(const auto& x, const auto&) {
-    using std::sqrt;
-    return std::array{1 / sqrt(x * x + 1)};
+    using std::hypot;
+    using T = std::remove_cvref_t<decltype(x)>;
+    return std::array{1 / hypot(x, T(1))};
   }
 };
 template <operand X> constexpr auto asinh(const X& x) { return apply(asinh_op{}, x); }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <etad/core/expression.hpp>
+#include <etad/ops/reductions.hpp>
 #include <etad/static/detail/sweep.hpp>
 
 #include <array>
@@ -172,6 +173,21 @@ constexpr auto gradient(F&& f, const X&... x) {
                 "etad: gradient needs f to return one value; use jacobian or vjp for several");
   const auto value = p.forward({static_cast<T>(x)...});
   return gradient_result<T, n>{value[0], p.backward({T(1)})};
+}
+
+/// gradient(f, x) for an array x of N inputs: f receives ONE argument, a pack of N placeholders
+/// (get<I>(p), and the reductions sum, mean, dot, squared_norm, prod, log_sum_exp over it).
+///   auto [v, g] = etad::gradient([](const auto& x) { return log_sum_exp(x); }, std::array{1.0, 2.0});
+template <class F, class T, std::size_t N>
+  requires std::is_floating_point_v<T>
+constexpr auto gradient(F&& f, const std::array<T, N>& x) {
+  static_assert(N > 0, "etad: gradient of an empty array; give at least one input");
+  auto packed = [&f](const auto&... a) { return f(pack{a...}); };
+  auto p = detail::make_program<T, N>(packed);
+  static_assert(decltype(p)::outputs == 1,
+                "etad: gradient needs f to return one value; use jacobian or vjp for several");
+  const auto value = p.forward(x);
+  return gradient_result<T, N>{value[0], p.backward({T(1)})};
 }
 
 /// jacobian(f, x0, ..., xn): the values of f's M outputs (f returns a std::tuple, std::pair or

@@ -1,0 +1,134 @@
+// etad/ops/reductions.hpp — reductions over a pack of expressions whose length is known at
+// compile time: the static counterparts of the tape's sum, mean, dot, squared_norm, prod and
+// log_sum_exp. gradient(f, std::array<T, N>) hands f such a pack of placeholders.
+#pragma once
+
+#include <etad/core/detail/flat_tuple.hpp>
+#include <etad/core/rule.hpp>
+#include <etad/ops/arithmetic.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+namespace etad {
+
+/// pack<E...>: a fixed-length sequence of expressions (or numbers); get<I>(p) is the I-th.
+template <class... E>
+struct pack {
+  static constexpr std::size_t size = sizeof...(E);
+  detail::flat_tuple<E...> items;
+  constexpr explicit pack(const E&... e) : items(e...) {}
+};
+template <class... E>
+pack(const E&...) -> pack<E...>;
+
+template <std::size_t I, class... E>
+constexpr const auto& get(const pack<E...>& p) noexcept {
+  return detail::get<I>(p.items);
+}
+
+namespace detail {
+template <class... E, class F>
+constexpr auto unpack(const pack<E...>& p, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return f(get<I>(p)...);
+  }(std::index_sequence_for<E...>{});
+}
+}  // namespace detail
+
+/// prod x_i (n-ary). Partials prod_{j != i} x_j by prefix and suffix products (no division:
+/// exact when some x_i are 0).
+struct prod_op {
+  static constexpr std::string_view name = "prod";
+  template <class... X>
+  static constexpr auto value(const X&... x) { return (... * x); }
+  template <class... X>
+  static constexpr auto partials(const X&... xf) {
+    constexpr std::size_t n = sizeof...(X) - 1;  // the last argument is f
+    using T = std::common_type_t<X...>;
+    const std::array<T, n + 1> a{static_cast<T>(xf)...};
+    std::array<T, n> p{};
+    T prefix(1);
+    for (std::size_t i = 0; i < n; ++i) { p[i] = prefix; prefix *= a[i]; }
+    T suffix(1);
+    for (std::size_t i = n; i-- > 0;) { p[i] *= suffix; suffix *= a[i]; }
+    return p;
+  }
+};
+
+/// log(sum exp x_i) (n-ary), computed around m = max x_i so that large x do not overflow.
+/// Partials softmax(x)_i = exp(x_i - f).
+struct log_sum_exp_op {
+  static constexpr std::string_view name = "log_sum_exp";
+  template <class... X>
+  static constexpr auto value(const X&... x) {
+    using std::exp, std::log;
+    using T = std::common_type_t<X...>;
+    T m = std::max({static_cast<T>(x)...});
+    if (!(m - m == 0)) m = 0;  // m = ±inf or NaN: shifting would give NaN; use the plain formula
+    return m + log((exp(static_cast<T>(x) - m) + ...));
+  }
+  template <class... X>
+  static constexpr auto partials(const X&... xf) {
+    using std::exp;
+    constexpr std::size_t n = sizeof...(X) - 1;
+    using T = std::common_type_t<X...>;
+    const std::array<T, n + 1> a{static_cast<T>(xf)...};
+    std::array<T, n> p{};
+    for (std::size_t i = 0; i < n; ++i) p[i] = exp(a[i] - a[n]);
+    return p;
+  }
+};
+
+/// sum of the pack's elements: one n-ary sum node.
+template <class... E>
+constexpr auto sum(const pack<E...>& p) {
+  return detail::unpack(p, [](const auto&... e) { return apply(sum_op{}, e...); });
+}
+
+/// mean of the pack's elements: sum / n.
+template <class... E>
+constexpr auto mean(const pack<E...>& p) {
+  return sum(p) / static_cast<double>(sizeof...(E));
+}
+
+/// sum of squares.
+template <class... E>
+constexpr auto squared_norm(const pack<E...>& p) {
+  return detail::unpack(p, [](const auto&... e) { return apply(sum_op{}, (e * e)...); });
+}
+
+/// sum of c_i e_i with constant coefficients c.
+template <class... E, class C>
+constexpr auto dot(const pack<E...>& p, const std::array<C, sizeof...(E)>& c) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return apply(sum_op{}, (c[I] * get<I>(p))...);
+  }(std::index_sequence_for<E...>{});
+}
+
+/// sum of a_i b_i for two packs of equal length.
+template <class... A, class... B>
+  requires(sizeof...(A) == sizeof...(B))
+constexpr auto dot(const pack<A...>& a, const pack<B...>& b) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return apply(sum_op{}, (get<I>(a) * get<I>(b))...);
+  }(std::index_sequence_for<A...>{});
+}
+
+/// product of the pack's elements (one n-ary node).
+template <class... E>
+constexpr auto prod(const pack<E...>& p) {
+  return detail::unpack(p, [](const auto&... e) { return apply(prod_op{}, e...); });
+}
+
+/// log(sum exp e_i) (one n-ary node).
+template <class... E>
+constexpr auto log_sum_exp(const pack<E...>& p) {
+  return detail::unpack(p, [](const auto&... e) { return apply(log_sum_exp_op{}, e...); });
+}
+
+}  // namespace etad
