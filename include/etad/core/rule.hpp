@@ -1,5 +1,5 @@
 // etad/core/rule.hpp — what a differentiation rule is, and how applying one builds a node.
-// Built-in ops and users' custom gradients are the same thing: a rule struct, applied by apply()
+// Built-in ops and users' custom gradients are the same thing: a rule struct, applied by etad::apply()
 // or through an op_fn<Rule> object. Nothing here knows about sweeps or tapes.
 #pragma once
 
@@ -62,6 +62,18 @@ inline constexpr bool rule_argument_is_operand = operand<A>;
 
 }  // namespace detail
 
+template <class Rule, std::size_t Returned, std::size_t Arguments>
+inline constexpr bool rule_gate_has_one_flag_per_argument = Returned == Arguments;
+
+/// Checks a rule's gate(): one flag per argument. Used by every sweep.
+template <class Rule, std::size_t Arity, class Gate>
+constexpr void check_gate() {
+  constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<Gate>>;
+  static_assert(rule_gate_has_one_flag_per_argument<Rule, n, Arity>,
+                "etad: a rule's gate() returned a different number of flags than the rule has "
+                "arguments; gate() must return one bool per argument");
+}
+
 /// Checks a rule's partials(): one per argument. Used by every sweep.
 template <class Rule, std::size_t Arity, class Partials>
 constexpr void check_partials() {
@@ -71,7 +83,7 @@ constexpr void check_partials() {
                 "has arguments; partials() must return one partial per argument");
 }
 
-/// apply(rule, args...): with at least one expression argument, the node
+/// etad::apply(rule, args...): with at least one expression argument, the node
 /// node<Rule, as_expression_t<Args>...>; with numbers only, the value computed at once.
 template <class Rule, class... A>
 constexpr auto apply(const Rule& rule, const A&... a) {
@@ -96,7 +108,7 @@ struct op_fn {
   [[no_unique_address]] Rule rule{};
   template <class... A>
   constexpr auto operator()(const A&... a) const {
-    return apply(rule, a...);
+    return etad::apply(rule, a...);
   }
 };
 

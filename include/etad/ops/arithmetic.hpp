@@ -102,26 +102,26 @@ template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator-(const A& a, const B& b) {
   if constexpr (detail::is_sum_v<as_expression_t<A>>)
-    return detail::make_sum(a, as_expression(apply(neg_op{}, b)));
+    return detail::make_sum(a, as_expression(etad::apply(neg_op{}, b)));
   else
-    return apply(sub_op{}, a, b);
+    return etad::apply(sub_op{}, a, b);
 }
 
 template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator*(const A& a, const B& b) {
-  return apply(mul_op{}, a, b);
+  return etad::apply(mul_op{}, a, b);
 }
 
 template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator/(const A& a, const B& b) {
-  return apply(div_op{}, a, b);
+  return etad::apply(div_op{}, a, b);
 }
 
 template <expression A>
 constexpr auto operator-(const A& a) {
-  return apply(neg_op{}, a);
+  return etad::apply(neg_op{}, a);
 }
 
 template <expression A>

@@ -19,7 +19,7 @@ struct exp_op {
   static constexpr auto value(const auto& x) { using std::exp; return exp(x); }
   static constexpr auto partials(const auto&, const auto& f) { return std::array{f}; }
 };
-template <operand X> constexpr auto exp(const X& x) { return apply(exp_op{}, x); }
+template <operand X> constexpr auto exp(const X& x) { return etad::apply(exp_op{}, x); }
 
 /// 2^x. Domain R. d/dx = f ln 2.
 struct exp2_op {
@@ -30,7 +30,7 @@ struct exp2_op {
     return std::array{f * detail::like<std::remove_cvref_t<decltype(f)>>(detail::ln2)};
   }
 };
-template <operand X> constexpr auto exp2(const X& x) { return apply(exp2_op{}, x); }
+template <operand X> constexpr auto exp2(const X& x) { return etad::apply(exp2_op{}, x); }
 
 /// e^x - 1, accurate near 0. Domain R. d/dx = f + 1 (= e^x).
 struct expm1_op {
@@ -39,7 +39,7 @@ struct expm1_op {
   static constexpr auto value(const auto& x) { using std::expm1; return expm1(x); }
   static constexpr auto partials(const auto&, const auto& f) { return std::array{f + 1}; }
 };
-template <operand X> constexpr auto expm1(const X& x) { return apply(expm1_op{}, x); }
+template <operand X> constexpr auto expm1(const X& x) { return etad::apply(expm1_op{}, x); }
 
 /// ln x. Domain (0, inf). d/dx = 1/x: +inf at 0 (where the value is -inf); NaN value below 0.
 struct log_op {
@@ -48,7 +48,7 @@ struct log_op {
   static constexpr auto value(const auto& x) { using std::log; return log(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / x}; }
 };
-template <operand X> constexpr auto log(const X& x) { return apply(log_op{}, x); }
+template <operand X> constexpr auto log(const X& x) { return etad::apply(log_op{}, x); }
 
 /// log2 x. Domain (0, inf). d/dx = 1/(x ln 2).
 struct log2_op {
@@ -59,7 +59,7 @@ struct log2_op {
     return std::array{1 / (x * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln2))};
   }
 };
-template <operand X> constexpr auto log2(const X& x) { return apply(log2_op{}, x); }
+template <operand X> constexpr auto log2(const X& x) { return etad::apply(log2_op{}, x); }
 
 /// log10 x. Domain (0, inf). d/dx = 1/(x ln 10).
 struct log10_op {
@@ -70,7 +70,7 @@ struct log10_op {
     return std::array{1 / (x * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln10))};
   }
 };
-template <operand X> constexpr auto log10(const X& x) { return apply(log10_op{}, x); }
+template <operand X> constexpr auto log10(const X& x) { return etad::apply(log10_op{}, x); }
 
 /// ln(1 + x), accurate near 0. Domain (-1, inf). d/dx = 1/(1 + x); +inf at -1.
 struct log1p_op {
@@ -79,6 +79,6 @@ struct log1p_op {
   static constexpr auto value(const auto& x) { using std::log1p; return log1p(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / (1 + x)}; }
 };
-template <operand X> constexpr auto log1p(const X& x) { return apply(log1p_op{}, x); }
+template <operand X> constexpr auto log1p(const X& x) { return etad::apply(log1p_op{}, x); }
 
 }  // namespace etad

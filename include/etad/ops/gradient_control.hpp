@@ -18,7 +18,7 @@ struct stop_gradient_op {
   static constexpr bool differentiable = false;
   static constexpr auto value(const auto& x) { return x; }
 };
-template <operand X> constexpr auto stop_gradient(const X& x) { return apply(stop_gradient_op{}, x); }
+template <operand X> constexpr auto stop_gradient(const X& x) { return etad::apply(stop_gradient_op{}, x); }
 
 /// The rule behind grad_pass_through: value f(x), partial 1 (the identity's gradient).
 template <class F>
@@ -38,7 +38,7 @@ struct pass_through_op {
 /// grad_pass_through(assign)(z * z) at z = 3 has gradient 6.
 template <class F>
 constexpr auto grad_pass_through(F f) {
-  return [f = std::move(f)]<operand X>(const X& x) { return apply(pass_through_op<F>{f}, x); };
+  return [f = std::move(f)]<operand X>(const X& x) { return etad::apply(pass_through_op<F>{f}, x); };
 }
 
 }  // namespace etad

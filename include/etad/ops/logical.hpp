@@ -55,17 +55,17 @@ struct logical_not_op {
 };
 
 template <class A, class B> requires detail::mixed_operands<A, B>
-constexpr auto operator<(const A& a, const B& b) { return apply(less_op{}, a, b); }
+constexpr auto operator<(const A& a, const B& b) { return etad::apply(less_op{}, a, b); }
 template <class A, class B> requires detail::mixed_operands<A, B>
-constexpr auto operator<=(const A& a, const B& b) { return apply(less_equal_op{}, a, b); }
+constexpr auto operator<=(const A& a, const B& b) { return etad::apply(less_equal_op{}, a, b); }
 template <class A, class B> requires detail::mixed_operands<A, B>
-constexpr auto operator>(const A& a, const B& b) { return apply(greater_op{}, a, b); }
+constexpr auto operator>(const A& a, const B& b) { return etad::apply(greater_op{}, a, b); }
 template <class A, class B> requires detail::mixed_operands<A, B>
-constexpr auto operator>=(const A& a, const B& b) { return apply(greater_equal_op{}, a, b); }
+constexpr auto operator>=(const A& a, const B& b) { return etad::apply(greater_equal_op{}, a, b); }
 template <class A, class B> requires detail::mixed_operands<A, B>
-constexpr auto operator==(const A& a, const B& b) { return apply(equal_op{}, a, b); }
+constexpr auto operator==(const A& a, const B& b) { return etad::apply(equal_op{}, a, b); }
 template <class A, class B> requires detail::mixed_operands<A, B>
-constexpr auto operator!=(const A& a, const B& b) { return apply(not_equal_op{}, a, b); }
+constexpr auto operator!=(const A& a, const B& b) { return etad::apply(not_equal_op{}, a, b); }
 
 template <class A, class B> requires detail::boolean_operands<A, B>
 constexpr auto operator&&(const A& a, const B& b) { return node<logical_and_op, as_expression_t<A>, as_expression_t<B>>{{}, as_expression(a), as_expression(b)}; }

@@ -23,7 +23,7 @@ struct abs_op {
     return std::array{x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x};
   }
 };
-template <operand X> constexpr auto abs(const X& x) { return apply(abs_op{}, x); }
+template <operand X> constexpr auto abs(const X& x) { return etad::apply(abs_op{}, x); }
 
 namespace detail {
 // Shared by the four min/max rules: the gradient goes to the argument whose value was chosen.
@@ -46,7 +46,7 @@ struct fmin_op : detail::choice_rule {
   static constexpr bool gated = true;
   static constexpr auto gate(const auto& a, const auto& b, const auto&) { return std::array{!second(a, b), second(a, b)}; }
 };
-template <operand A, operand B> constexpr auto fmin(const A& a, const B& b) { return apply(fmin_op{}, a, b); }
+template <operand A, operand B> constexpr auto fmin(const A& a, const B& b) { return etad::apply(fmin_op{}, a, b); }
 
 /// fmax(a, b): the larger, ignoring a NaN argument; gradient as fmin.
 struct fmax_op : detail::choice_rule {
@@ -57,7 +57,7 @@ struct fmax_op : detail::choice_rule {
   static constexpr bool gated = true;
   static constexpr auto gate(const auto& a, const auto& b, const auto&) { return std::array{!second(a, b), second(a, b)}; }
 };
-template <operand A, operand B> constexpr auto fmax(const A& a, const B& b) { return apply(fmax_op{}, a, b); }
+template <operand A, operand B> constexpr auto fmax(const A& a, const B& b) { return etad::apply(fmax_op{}, a, b); }
 
 /// min(a, b) with std::min's semantics: (b < a) ? b : a (so a NaN in a is returned).
 struct min_op : detail::choice_rule {
@@ -68,7 +68,7 @@ struct min_op : detail::choice_rule {
   static constexpr bool gated = true;
   static constexpr auto gate(const auto& a, const auto& b, const auto&) { return std::array{!second(a, b), second(a, b)}; }
 };
-template <operand A, operand B> constexpr auto min(const A& a, const B& b) { return apply(min_op{}, a, b); }
+template <operand A, operand B> constexpr auto min(const A& a, const B& b) { return etad::apply(min_op{}, a, b); }
 
 /// max(a, b) with std::max's semantics: (a < b) ? b : a.
 struct max_op : detail::choice_rule {
@@ -79,7 +79,7 @@ struct max_op : detail::choice_rule {
   static constexpr bool gated = true;
   static constexpr auto gate(const auto& a, const auto& b, const auto&) { return std::array{!second(a, b), second(a, b)}; }
 };
-template <operand A, operand B> constexpr auto max(const A& a, const B& b) { return apply(max_op{}, a, b); }
+template <operand A, operand B> constexpr auto max(const A& a, const B& b) { return etad::apply(max_op{}, a, b); }
 
 /// floor, ceil, round, trunc: piecewise constant, so the gradient is 0 everywhere (also at the
 /// jumps, where no derivative exists). No sweep enters their argument.
@@ -89,7 +89,7 @@ struct floor_op {
   static constexpr bool differentiable = false;
   static constexpr auto value(const auto& x) { using std::floor; return floor(x); }
 };
-template <operand X> constexpr auto floor(const X& x) { return apply(floor_op{}, x); }
+template <operand X> constexpr auto floor(const X& x) { return etad::apply(floor_op{}, x); }
 
 struct ceil_op {
   static constexpr std::string_view name = "ceil";
@@ -97,7 +97,7 @@ struct ceil_op {
   static constexpr bool differentiable = false;
   static constexpr auto value(const auto& x) { using std::ceil; return ceil(x); }
 };
-template <operand X> constexpr auto ceil(const X& x) { return apply(ceil_op{}, x); }
+template <operand X> constexpr auto ceil(const X& x) { return etad::apply(ceil_op{}, x); }
 
 struct round_op {
   static constexpr std::string_view name = "round";
@@ -105,7 +105,7 @@ struct round_op {
   static constexpr bool differentiable = false;
   static constexpr auto value(const auto& x) { using std::round; return round(x); }
 };
-template <operand X> constexpr auto round(const X& x) { return apply(round_op{}, x); }
+template <operand X> constexpr auto round(const X& x) { return etad::apply(round_op{}, x); }
 
 struct trunc_op {
   static constexpr std::string_view name = "trunc";
@@ -113,7 +113,7 @@ struct trunc_op {
   static constexpr bool differentiable = false;
   static constexpr auto value(const auto& x) { using std::trunc; return trunc(x); }
 };
-template <operand X> constexpr auto trunc(const X& x) { return apply(trunc_op{}, x); }
+template <operand X> constexpr auto trunc(const X& x) { return etad::apply(trunc_op{}, x); }
 
 /// fma(a, b, c) = a b + c with one rounding. Partials b, a, 1.
 struct fma_op {
@@ -126,6 +126,6 @@ struct fma_op {
   }
 };
 template <operand A, operand B, operand C>
-constexpr auto fma(const A& a, const B& b, const C& c) { return apply(fma_op{}, a, b, c); }
+constexpr auto fma(const A& a, const B& b, const C& c) { return etad::apply(fma_op{}, a, b, c); }
 
 }  // namespace etad

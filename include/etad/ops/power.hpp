@@ -4,6 +4,7 @@
 #pragma once
 
 #include <etad/core/rule.hpp>
+#include <etad/ops/detail/numbers.hpp>
 
 #include <array>
 #include <cmath>
@@ -20,7 +21,7 @@ struct sqrt_op {
   static constexpr auto value(const auto& x) { using std::sqrt; return sqrt(x); }
   static constexpr auto partials(const auto&, const auto& f) { return std::array{1 / (2 * f)}; }
 };
-template <operand X> constexpr auto sqrt(const X& x) { return apply(sqrt_op{}, x); }
+template <operand X> constexpr auto sqrt(const X& x) { return etad::apply(sqrt_op{}, x); }
 
 /// cbrt x. Domain R. d/dx = 1/(3 f^2): +inf at x = 0.
 struct cbrt_op {
@@ -29,7 +30,7 @@ struct cbrt_op {
   static constexpr auto value(const auto& x) { using std::cbrt; return cbrt(x); }
   static constexpr auto partials(const auto&, const auto& f) { return std::array{1 / (3 * (f * f))}; }
 };
-template <operand X> constexpr auto cbrt(const X& x) { return apply(cbrt_op{}, x); }
+template <operand X> constexpr auto cbrt(const X& x) { return etad::apply(cbrt_op{}, x); }
 
 namespace detail {
 // d/da a^b = b a^(b-1), taken as 0 when b = 0 (a^0 is constant, also at a = 0 where the formula
@@ -81,7 +82,9 @@ struct pow_constant_exponent_op {
   C c;
   constexpr auto value(const auto& a) const { using std::pow; return pow(a, c); }
   constexpr auto partials(const auto& a, const auto&) const {
-    return std::array{detail::pow_base_partial(a, c)};
+    // c in a's precision: with a float c in a long double computation, c - 1 must not be rounded
+    // to float.
+    return std::array{detail::pow_base_partial(a, detail::like<std::remove_cvref_t<decltype(a)>>(c))};
   }
 };
 
@@ -93,7 +96,8 @@ struct pow_constant_base_op {
   C c;
   constexpr auto value(const auto& b) const { using std::pow; return pow(c, b); }
   constexpr auto partials(const auto&, const auto& f) const {
-    return std::array{detail::pow_exponent_partial(c, f)};
+    // ln c in f's precision, not in c's (a float c would make a long double partial float-accurate).
+    return std::array{detail::pow_exponent_partial(detail::like<std::remove_cvref_t<decltype(f)>>(c), f)};
   }
 };
 
@@ -102,13 +106,13 @@ struct pow_constant_base_op {
 template <operand A, operand B>
 constexpr auto pow(const A& a, const B& b) {
   if constexpr (expression<A> && expression<B>)
-    return apply(pow_op{}, a, b);
+    return etad::apply(pow_op{}, a, b);
   else if constexpr (expression<A> && std::is_integral_v<B>)
-    return apply(powi_op{static_cast<int>(b)}, a);
+    return etad::apply(powi_op{static_cast<int>(b)}, a);
   else if constexpr (expression<A>)
-    return apply(pow_constant_exponent_op<B>{b}, a);
+    return etad::apply(pow_constant_exponent_op<B>{b}, a);
   else if constexpr (expression<B>)
-    return apply(pow_constant_base_op<A>{a}, b);
+    return etad::apply(pow_constant_base_op<A>{a}, b);
   else {
     using std::pow;
     return pow(a, b);
@@ -128,6 +132,6 @@ struct hypot_op {
   }
 };
 template <operand A, operand B>
-constexpr auto hypot(const A& a, const B& b) { return apply(hypot_op{}, a, b); }
+constexpr auto hypot(const A& a, const B& b) { return etad::apply(hypot_op{}, a, b); }
 
 }  // namespace etad

@@ -87,7 +87,7 @@ struct log_sum_exp_op {
 /// sum of the pack's elements: one n-ary sum node.
 template <class... E>
 constexpr auto sum(const pack<E...>& p) {
-  return detail::unpack(p, [](const auto&... e) { return apply(sum_op{}, e...); });
+  return detail::unpack(p, [](const auto&... e) { return etad::apply(sum_op{}, e...); });
 }
 
 /// mean of the pack's elements: sum / n.
@@ -99,14 +99,14 @@ constexpr auto mean(const pack<E...>& p) {
 /// sum of squares.
 template <class... E>
 constexpr auto squared_norm(const pack<E...>& p) {
-  return detail::unpack(p, [](const auto&... e) { return apply(sum_op{}, (e * e)...); });
+  return detail::unpack(p, [](const auto&... e) { return etad::apply(sum_op{}, (e * e)...); });
 }
 
 /// sum of c_i e_i with constant coefficients c.
 template <class... E, class C>
 constexpr auto dot(const pack<E...>& p, const std::array<C, sizeof...(E)>& c) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return apply(sum_op{}, (c[I] * get<I>(p))...);
+    return etad::apply(sum_op{}, (c[I] * get<I>(p))...);
   }(std::index_sequence_for<E...>{});
 }
 
@@ -115,20 +115,20 @@ template <class... A, class... B>
   requires(sizeof...(A) == sizeof...(B))
 constexpr auto dot(const pack<A...>& a, const pack<B...>& b) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return apply(sum_op{}, (get<I>(a) * get<I>(b))...);
+    return etad::apply(sum_op{}, (get<I>(a) * get<I>(b))...);
   }(std::index_sequence_for<A...>{});
 }
 
 /// product of the pack's elements (one n-ary node).
 template <class... E>
 constexpr auto prod(const pack<E...>& p) {
-  return detail::unpack(p, [](const auto&... e) { return apply(prod_op{}, e...); });
+  return detail::unpack(p, [](const auto&... e) { return etad::apply(prod_op{}, e...); });
 }
 
 /// log(sum exp e_i) (one n-ary node).
 template <class... E>
 constexpr auto log_sum_exp(const pack<E...>& p) {
-  return detail::unpack(p, [](const auto&... e) { return apply(log_sum_exp_op{}, e...); });
+  return detail::unpack(p, [](const auto&... e) { return etad::apply(log_sum_exp_op{}, e...); });
 }
 
 }  // namespace etad

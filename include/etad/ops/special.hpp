@@ -68,7 +68,7 @@ struct erf_op {
                       exp(-(x * x))};
   }
 };
-template <operand X> constexpr auto erf(const X& x) { return apply(erf_op{}, x); }
+template <operand X> constexpr auto erf(const X& x) { return etad::apply(erf_op{}, x); }
 
 /// erfc x = 1 - erf x. Domain R. d/dx = -2/sqrt(pi) e^(-x^2).
 struct erfc_op {
@@ -81,7 +81,7 @@ struct erfc_op {
                       exp(-(x * x))};
   }
 };
-template <operand X> constexpr auto erfc(const X& x) { return apply(erfc_op{}, x); }
+template <operand X> constexpr auto erfc(const X& x) { return etad::apply(erfc_op{}, x); }
 
 /// digamma psi(x) = d/dx ln Gamma(x). Domain R without 0, -1, -2, ... (NaN there).
 /// d/dx = trigamma(x), computed numerically (so digamma has no derivative rule of order 2).
@@ -93,7 +93,7 @@ struct digamma_op {
 };
 template <operand X> constexpr auto digamma(const X& x) {
   if constexpr (expression<X>)
-    return apply(digamma_op{}, x);
+    return etad::apply(digamma_op{}, x);
   else
     return detail::digamma_value(static_cast<std::conditional_t<std::is_integral_v<X>, double, X>>(x));
 }
@@ -105,7 +105,7 @@ struct tgamma_op {
   static constexpr auto value(const auto& x) { using std::tgamma; return tgamma(x); }
   static constexpr auto partials(const auto& x, const auto& f) { return std::array{f * digamma(x)}; }
 };
-template <operand X> constexpr auto tgamma(const X& x) { return apply(tgamma_op{}, x); }
+template <operand X> constexpr auto tgamma(const X& x) { return etad::apply(tgamma_op{}, x); }
 
 /// ln |Gamma(x)|. Domain R without 0, -1, -2, ... d/dx = digamma(x) (also for x < 0).
 struct lgamma_op {
@@ -114,6 +114,6 @@ struct lgamma_op {
   static constexpr auto value(const auto& x) { using std::lgamma; return lgamma(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{digamma(x)}; }
 };
-template <operand X> constexpr auto lgamma(const X& x) { return apply(lgamma_op{}, x); }
+template <operand X> constexpr auto lgamma(const X& x) { return etad::apply(lgamma_op{}, x); }
 
 }  // namespace etad

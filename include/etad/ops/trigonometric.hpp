@@ -19,7 +19,7 @@ struct sin_op {
   static constexpr auto value(const auto& x) { using std::sin; return sin(x); }
   static constexpr auto partials(const auto& x, const auto&) { using std::cos; return std::array{cos(x)}; }
 };
-template <operand X> constexpr auto sin(const X& x) { return apply(sin_op{}, x); }
+template <operand X> constexpr auto sin(const X& x) { return etad::apply(sin_op{}, x); }
 
 /// cos x. Domain R. d/dx = -sin x.
 struct cos_op {
@@ -28,7 +28,7 @@ struct cos_op {
   static constexpr auto value(const auto& x) { using std::cos; return cos(x); }
   static constexpr auto partials(const auto& x, const auto&) { using std::sin; return std::array{-sin(x)}; }
 };
-template <operand X> constexpr auto cos(const X& x) { return apply(cos_op{}, x); }
+template <operand X> constexpr auto cos(const X& x) { return etad::apply(cos_op{}, x); }
 
 /// tan x. Domain R without pi/2 + k pi. d/dx = 1 + tan^2 x (from f, no second call).
 struct tan_op {
@@ -37,7 +37,7 @@ struct tan_op {
   static constexpr auto value(const auto& x) { using std::tan; return tan(x); }
   static constexpr auto partials(const auto&, const auto& f) { return std::array{1 + f * f}; }
 };
-template <operand X> constexpr auto tan(const X& x) { return apply(tan_op{}, x); }
+template <operand X> constexpr auto tan(const X& x) { return etad::apply(tan_op{}, x); }
 
 /// asin x. Domain [-1, 1]. d/dx = 1/sqrt(1 - x^2): +inf at x = ±1, NaN outside the domain.
 struct asin_op {
@@ -49,7 +49,7 @@ struct asin_op {
     return std::array{1 / sqrt(1 - x * x)};
   }
 };
-template <operand X> constexpr auto asin(const X& x) { return apply(asin_op{}, x); }
+template <operand X> constexpr auto asin(const X& x) { return etad::apply(asin_op{}, x); }
 
 /// acos x. Domain [-1, 1]. d/dx = -1/sqrt(1 - x^2): -inf at x = ±1, NaN outside the domain.
 struct acos_op {
@@ -61,7 +61,7 @@ struct acos_op {
     return std::array{-1 / sqrt(1 - x * x)};
   }
 };
-template <operand X> constexpr auto acos(const X& x) { return apply(acos_op{}, x); }
+template <operand X> constexpr auto acos(const X& x) { return etad::apply(acos_op{}, x); }
 
 /// atan x. Domain R. d/dx = 1/(1 + x^2); 0 at ±inf.
 struct atan_op {
@@ -70,7 +70,7 @@ struct atan_op {
   static constexpr auto value(const auto& x) { using std::atan; return atan(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / (1 + x * x)}; }
 };
-template <operand X> constexpr auto atan(const X& x) { return apply(atan_op{}, x); }
+template <operand X> constexpr auto atan(const X& x) { return etad::apply(atan_op{}, x); }
 
 /// atan2(y, x). Domain R^2 without (0, 0). d/dy = x/(x^2 + y^2), d/dx = -y/(x^2 + y^2).
 /// At (0, 0): value as std::atan2, partials NaN (0/0): the angle has no derivative there.
@@ -87,7 +87,7 @@ struct atan2_op {
   }
 };
 template <operand Y, operand X>
-constexpr auto atan2(const Y& y, const X& x) { return apply(atan2_op{}, y, x); }
+constexpr auto atan2(const Y& y, const X& x) { return etad::apply(atan2_op{}, y, x); }
 
 /// sinh x. Domain R. d/dx = cosh x.
 struct sinh_op {
@@ -96,7 +96,7 @@ struct sinh_op {
   static constexpr auto value(const auto& x) { using std::sinh; return sinh(x); }
   static constexpr auto partials(const auto& x, const auto&) { using std::cosh; return std::array{cosh(x)}; }
 };
-template <operand X> constexpr auto sinh(const X& x) { return apply(sinh_op{}, x); }
+template <operand X> constexpr auto sinh(const X& x) { return etad::apply(sinh_op{}, x); }
 
 /// cosh x. Domain R. d/dx = sinh x.
 struct cosh_op {
@@ -105,7 +105,7 @@ struct cosh_op {
   static constexpr auto value(const auto& x) { using std::cosh; return cosh(x); }
   static constexpr auto partials(const auto& x, const auto&) { using std::sinh; return std::array{sinh(x)}; }
 };
-template <operand X> constexpr auto cosh(const X& x) { return apply(cosh_op{}, x); }
+template <operand X> constexpr auto cosh(const X& x) { return etad::apply(cosh_op{}, x); }
 
 /// tanh x. Domain R. d/dx = 1 - tanh^2 x (from f; exactly 0 once tanh rounds to ±1).
 struct tanh_op {
@@ -114,7 +114,7 @@ struct tanh_op {
   static constexpr auto value(const auto& x) { using std::tanh; return tanh(x); }
   static constexpr auto partials(const auto&, const auto& f) { return std::array{1 - f * f}; }
 };
-template <operand X> constexpr auto tanh(const X& x) { return apply(tanh_op{}, x); }
+template <operand X> constexpr auto tanh(const X& x) { return etad::apply(tanh_op{}, x); }
 
 /// asinh x. Domain R. d/dx = 1/sqrt(x^2 + 1), computed as 1/hypot(x, 1) (x^2 would overflow
 /// beyond 1e154 in double and give 0 instead of about 1/|x|).
@@ -128,7 +128,7 @@ struct asinh_op {
     return std::array{1 / hypot(x, T(1))};
   }
 };
-template <operand X> constexpr auto asinh(const X& x) { return apply(asinh_op{}, x); }
+template <operand X> constexpr auto asinh(const X& x) { return etad::apply(asinh_op{}, x); }
 
 /// acosh x. Domain [1, inf). d/dx = 1/(sqrt(x - 1) sqrt(x + 1)) (factored: no cancellation in
 /// x^2 - 1 near 1); +inf at x = 1, NaN below.
@@ -141,7 +141,7 @@ struct acosh_op {
     return std::array{1 / (sqrt(x - 1) * sqrt(x + 1))};
   }
 };
-template <operand X> constexpr auto acosh(const X& x) { return apply(acosh_op{}, x); }
+template <operand X> constexpr auto acosh(const X& x) { return etad::apply(acosh_op{}, x); }
 
 /// atanh x. Domain (-1, 1). d/dx = 1/((1 - x)(1 + x)) (factored for accuracy near ±1);
 /// +inf at ±1, negative (sign of the formula) outside, where the value is NaN.
@@ -151,6 +151,6 @@ struct atanh_op {
   static constexpr auto value(const auto& x) { using std::atanh; return atanh(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / ((1 - x) * (1 + x))}; }
 };
-template <operand X> constexpr auto atanh(const X& x) { return apply(atanh_op{}, x); }
+template <operand X> constexpr auto atanh(const X& x) { return etad::apply(atanh_op{}, x); }
 
 }  // namespace etad

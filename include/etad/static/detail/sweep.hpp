@@ -143,13 +143,24 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   constexpr void for_each_partial(const E& e, const frame<E, S>& fr, F&& f) const {
     using Op = typename E::op_type;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
+      constexpr bool has_partials = requires {
+        e.op().partials(value(get<I>(e.children), kid<I>(fr))..., value(e, fr));
+      };
+      static_assert(has_partials,
+                    "etad: a differentiable rule has no partials() callable with its argument "
+                    "values and its value f; define partials(args..., f) returning one partial "
+                    "per argument, or declare `static constexpr bool differentiable = false;`");
+      if constexpr (!has_partials) return;  // the assertion said it all; avoid follow-on errors
+      else {
       const auto p = e.op().partials(value(get<I>(e.children), kid<I>(fr))..., value(e, fr));
       check_partials<Op, E::arity, decltype(p)>();
       if constexpr (is_gated_v<Op>) {
         const auto g = e.op().gate(value(get<I>(e.children), kid<I>(fr))..., value(e, fr));
+        check_gate<Op, E::arity, decltype(g)>();
         ((g[I] ? f(get<I>(e.children), kid<I>(fr), static_cast<S>(std::get<I>(p))) : void()), ...);
       } else {
         (f(get<I>(e.children), kid<I>(fr), static_cast<S>(std::get<I>(p))), ...);
+      }
       }
     }(std::make_index_sequence<E::arity>{});
   }
