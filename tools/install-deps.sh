@@ -5,7 +5,9 @@
 #            (a failure to install those is only a warning).
 set -euo pipefail
 
-required=(build-essential cmake ninja-build g++ clang libboost-dev catch2 libbenchmark-dev python3)
+# pkg-config: the consumer.pkg_config test builds against etad.pc with it.
+required=(build-essential cmake ninja-build g++ clang libboost-dev catch2 libbenchmark-dev python3
+          pkg-config)
 peers=()
 for arg in "$@"; do
   case "$arg" in
