@@ -4,6 +4,7 @@
 
 #include <etad/core/detail/flat_tuple.hpp>
 
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <concepts>
@@ -81,6 +82,11 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
     return evaluate(*this);
   }
 };
+
+namespace detail {
+template <class E, std::size_t I>
+using child_t_of = boost::mp11::mp_at_c<typename E::children_types, I>;
+}  // namespace detail
 
 template <class T>
 inline constexpr bool is_node_v = false;

@@ -8,11 +8,13 @@
 #include <array>
 #include <cstddef>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 namespace etad {
 
-/// x0 + x1 + ... + xn (n-ary; evaluated left to right, so rounding is that of the chain of binary
-/// additions). Domain everything. Each partial is 1.
+/// x0 + x1 + ... + xn (n-ary, at most detail::max_sum_width terms; evaluated left to right, so
+/// rounding is that of the chain of binary additions). Domain everything. Each partial is 1.
 struct sum_op {
   static constexpr std::string_view name = "sum";
   template <class... X>
@@ -50,13 +52,16 @@ struct mul_op {
   static constexpr auto partials(const auto& a, const auto& b, const auto&) { return std::array{b, a}; }
 };
 
-/// a / b. Partials 1/b, -f/b (f = a/b). At b = 0 the partials are ±inf or NaN, as IEEE gives.
+/// a / b. Partials 1/b, -f/b (f = a/b), computed as r = 1/b and -f r. At b = 0 the partials are ±inf or NaN, as IEEE gives.
 struct div_op {
   static constexpr std::string_view name = "div";
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& a, const auto& b) { return a / b; }
   static constexpr auto partials(const auto&, const auto& b, const auto& f) {
-    return std::array{1 / b, -f / b};
+    // One reciprocal, not two divisions: in a loop with a fixed b (map_sum over data) it is
+    // hoisted, and division throughput was what bounded such loops.
+    const auto r = 1 / b;
+    return std::tuple{r, -f * r};  // a tuple: on nested reals the two are different expressions
   }
 };
 
@@ -67,25 +72,35 @@ inline constexpr bool is_sum_v = false;
 template <class... C>
 inline constexpr bool is_sum_v<node<sum_op, C...>> = true;
 
-// The children of a sum (itself if it is no sum), as a callable's argument pack.
-template <class E, class F>
-constexpr auto with_terms(const E& e, F&& f) {
-  if constexpr (is_sum_v<E>)
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return f(get<I>(e.children)...);
-    }(std::make_index_sequence<E::arity>{});
+template <class T>
+inline constexpr bool is_sub_v = false;
+template <class A, class B>
+inline constexpr bool is_sub_v<node<sub_op, A, B>> = true;
+
+/// The widest sum node `+` builds. A chain t0 + t1 + ... fills one node up to this width, then
+/// opens a new node whose first child is the full one: depth grows like n / 64 and each `+` costs
+/// O(64) at compile time. (Unbounded flattening made every intermediate type carry all previous
+/// terms: quadratic compile time and memory, and clang refuses folds over more than 256.)
+inline constexpr std::size_t max_sum_width = 64;
+
+// a + b where a may be a sum to extend. b is one term even if it is a sum itself, so that the
+// user's grouping a + (b + c) is kept; the value is bitwise that of C++'s left-to-right chain.
+template <class A>
+consteval bool extensible_sum() {
+  if constexpr (is_sum_v<A>)
+    return A::arity < max_sum_width;
   else
-    return f(e);
+    return false;
 }
 
 template <class A, class B>
 constexpr auto make_sum(const A& a, const B& b) {
-  return with_terms(a, [&](const auto&... x) {
-    return with_terms(b, [&](const auto&... y) {
-      return node<sum_op, std::remove_cvref_t<decltype(x)>..., std::remove_cvref_t<decltype(y)>...>{
-          sum_op{}, x..., y...};
-    });
-  });
+  if constexpr (extensible_sum<A>())
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return node<sum_op, child_t_of<A, I>..., B>{sum_op{}, get<I>(a.children)..., b};
+    }(std::make_index_sequence<A::arity>{});
+  else
+    return node<sum_op, A, B>{sum_op{}, a, b};
 }
 
 }  // namespace detail
@@ -96,12 +111,13 @@ constexpr auto operator+(const A& a, const B& b) {
   return detail::make_sum(as_expression(a), as_expression(b));
 }
 
-/// A difference whose left side is a sum extends the sum with a negated term; otherwise it is a
-/// sub node. Either way the value is bitwise that of the binary chain (a - b == a + (-b)).
+/// A difference whose left side is a sum or a difference extends a sum with a negated term, so
+/// long chains of + and - stay shallow; otherwise it is a sub node. Either way the value is
+/// bitwise that of the binary chain (a - b == a + (-b) in IEEE arithmetic).
 template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator-(const A& a, const B& b) {
-  if constexpr (detail::is_sum_v<as_expression_t<A>>)
+  if constexpr (detail::is_sum_v<as_expression_t<A>> || detail::is_sub_v<as_expression_t<A>>)
     return detail::make_sum(a, as_expression(etad::apply(neg_op{}, b)));
   else
     return etad::apply(sub_op{}, a, b);

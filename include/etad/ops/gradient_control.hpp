@@ -16,7 +16,15 @@ struct stop_gradient_op {
   static constexpr std::string_view name = "stop_gradient";
   static constexpr std::size_t arity = 1;
   static constexpr bool differentiable = false;
-  static constexpr auto value(const auto& x) { return x; }
+  // On numbers the identity. On reals (the scalar of a nested tape) the value itself must be cut
+  // off from the outer tape too, or a second derivative would see through the stop.
+  template <class X>
+  static constexpr auto value(const X& x) {
+    if constexpr (expression<X>)
+      return etad::apply(stop_gradient_op{}, x);
+    else
+      return x;
+  }
 };
 template <operand X> constexpr auto stop_gradient(const X& x) { return etad::apply(stop_gradient_op{}, x); }
 

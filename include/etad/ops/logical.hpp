@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 
 namespace etad {
 
@@ -19,12 +20,12 @@ struct predicate_rule {
   static constexpr bool predicate = true;
   static constexpr bool value(const auto& a, const auto& b) { return Compare{}(a, b); }
 };
-struct lt { constexpr bool operator()(const auto& a, const auto& b) const { return a < b; } };
-struct le { constexpr bool operator()(const auto& a, const auto& b) const { return a <= b; } };
-struct gt { constexpr bool operator()(const auto& a, const auto& b) const { return a > b; } };
-struct ge { constexpr bool operator()(const auto& a, const auto& b) const { return a >= b; } };
-struct eq { constexpr bool operator()(const auto& a, const auto& b) const { return a == b; } };
-struct ne { constexpr bool operator()(const auto& a, const auto& b) const { return a != b; } };
+struct lt { constexpr bool operator()(const auto& a, const auto& b) const { return bool(a < b); } };
+struct le { constexpr bool operator()(const auto& a, const auto& b) const { return bool(a <= b); } };
+struct gt { constexpr bool operator()(const auto& a, const auto& b) const { return bool(a > b); } };
+struct ge { constexpr bool operator()(const auto& a, const auto& b) const { return bool(a >= b); } };
+struct eq { constexpr bool operator()(const auto& a, const auto& b) const { return bool(a == b); } };
+struct ne { constexpr bool operator()(const auto& a, const auto& b) const { return bool(a != b); } };
 struct land { constexpr bool operator()(bool a, bool b) const { return a && b; } };
 struct lor { constexpr bool operator()(bool a, bool b) const { return a || b; } };
 
@@ -67,10 +68,28 @@ constexpr auto operator==(const A& a, const B& b) { return etad::apply(equal_op{
 template <class A, class B> requires detail::mixed_operands<A, B>
 constexpr auto operator!=(const A& a, const B& b) { return etad::apply(not_equal_op{}, a, b); }
 
+namespace detail {
+// A plain bool operand of && or || becomes a constant<bool> leaf, as in select (as_expression
+// takes numbers, not bools).
+template <class T>
+constexpr auto as_condition(const T& c) {
+  if constexpr (std::is_same_v<T, bool>)
+    return constant<bool>{c};
+  else
+    return c;
+}
+}  // namespace detail
+
 template <class A, class B> requires detail::boolean_operands<A, B>
-constexpr auto operator&&(const A& a, const B& b) { return node<logical_and_op, as_expression_t<A>, as_expression_t<B>>{{}, as_expression(a), as_expression(b)}; }
+constexpr auto operator&&(const A& a, const B& b) {
+  return node<logical_and_op, decltype(detail::as_condition(a)), decltype(detail::as_condition(b))>{
+      {}, detail::as_condition(a), detail::as_condition(b)};
+}
 template <class A, class B> requires detail::boolean_operands<A, B>
-constexpr auto operator||(const A& a, const B& b) { return node<logical_or_op, as_expression_t<A>, as_expression_t<B>>{{}, as_expression(a), as_expression(b)}; }
+constexpr auto operator||(const A& a, const B& b) {
+  return node<logical_or_op, decltype(detail::as_condition(a)), decltype(detail::as_condition(b))>{
+      {}, detail::as_condition(a), detail::as_condition(b)};
+}
 template <detail::boolean_expression A>
 constexpr auto operator!(const A& a) { return node<logical_not_op, A>{{}, a}; }
 

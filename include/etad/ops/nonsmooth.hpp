@@ -20,7 +20,7 @@ struct abs_op {
   static constexpr auto value(const auto& x) { using std::abs; return abs(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using T = std::remove_cvref_t<decltype(x)>;
-    return std::array{x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x};
+    return std::array{bool(x > 0) ? T(1) : bool(x < 0) ? T(-1) : bool(x == 0) ? T(0) : T(x)};
   }
 };
 template <operand X> constexpr auto abs(const X& x) { return etad::apply(abs_op{}, x); }
@@ -40,7 +40,7 @@ struct choice_rule {
 /// (to a on a tie, to the non-NaN one if one is NaN).
 struct fmin_op : detail::choice_rule {
   static constexpr std::string_view name = "fmin";
-  static constexpr bool second(const auto& a, const auto& b) { return b < a || a != a; }
+  static constexpr bool second(const auto& a, const auto& b) { return bool(b < a) || bool(a != a); }
   static constexpr auto value(const auto& a, const auto& b) { using std::fmin; return fmin(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto&) { return partials_for(second(a, b), a); }
   static constexpr bool gated = true;
@@ -51,7 +51,7 @@ template <operand A, operand B> constexpr auto fmin(const A& a, const B& b) { re
 /// fmax(a, b): the larger, ignoring a NaN argument; gradient as fmin.
 struct fmax_op : detail::choice_rule {
   static constexpr std::string_view name = "fmax";
-  static constexpr bool second(const auto& a, const auto& b) { return b > a || a != a; }
+  static constexpr bool second(const auto& a, const auto& b) { return bool(b > a) || bool(a != a); }
   static constexpr auto value(const auto& a, const auto& b) { using std::fmax; return fmax(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto&) { return partials_for(second(a, b), a); }
   static constexpr bool gated = true;
@@ -62,7 +62,7 @@ template <operand A, operand B> constexpr auto fmax(const A& a, const B& b) { re
 /// min(a, b) with std::min's semantics: (b < a) ? b : a (so a NaN in a is returned).
 struct min_op : detail::choice_rule {
   static constexpr std::string_view name = "min";
-  static constexpr bool second(const auto& a, const auto& b) { return b < a; }
+  static constexpr bool second(const auto& a, const auto& b) { return bool(b < a); }
   static constexpr auto value(const auto& a, const auto& b) { return second(a, b) ? b : a; }
   static constexpr auto partials(const auto& a, const auto& b, const auto&) { return partials_for(second(a, b), a); }
   static constexpr bool gated = true;
@@ -73,7 +73,7 @@ template <operand A, operand B> constexpr auto min(const A& a, const B& b) { ret
 /// max(a, b) with std::max's semantics: (a < b) ? b : a.
 struct max_op : detail::choice_rule {
   static constexpr std::string_view name = "max";
-  static constexpr bool second(const auto& a, const auto& b) { return a < b; }
+  static constexpr bool second(const auto& a, const auto& b) { return bool(a < b); }
   static constexpr auto value(const auto& a, const auto& b) { return second(a, b) ? b : a; }
   static constexpr auto partials(const auto& a, const auto& b, const auto&) { return partials_for(second(a, b), a); }
   static constexpr bool gated = true;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 namespace etad {
@@ -38,14 +39,14 @@ namespace detail {
 constexpr auto pow_base_partial(const auto& a, const auto& b) {
   using std::pow;
   const auto d = b * pow(a, b - 1);
-  return b == 0 ? decltype(d){} : d;
+  return bool(b == 0) ? decltype(d){} : d;
 }
 // d/db a^b = a^b ln a, taken as 0 at a = 0 (the limit from b > 0, where a^b = 0) instead of
 // 0 * -inf. For a < 0 it is NaN: a^b is real there only at integer b.
 constexpr auto pow_exponent_partial(const auto& a, const auto& f) {
   using std::log;
   const auto d = f * log(a);
-  return a == 0 ? decltype(d){} : d;
+  return bool(a == 0) ? decltype(d){} : d;
 }
 }  // namespace detail
 
@@ -56,7 +57,7 @@ struct pow_op {
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& a, const auto& b) { using std::pow; return pow(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto& f) {
-    return std::array{detail::pow_base_partial(a, b), detail::pow_exponent_partial(a, f)};
+    return std::tuple{detail::pow_base_partial(a, b), detail::pow_exponent_partial(a, f)};
   }
 };
 
@@ -126,9 +127,9 @@ struct hypot_op {
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& a, const auto& b) { using std::hypot; return hypot(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto& f) {
-    const bool origin = f == 0;
+    const bool origin = bool(f == 0);
     using T = decltype(a / f);
-    return std::array{origin ? T{} : a / f, origin ? T{} : b / f};
+    return std::tuple{origin ? T{} : T(a / f), origin ? T{} : T(b / f)};
   }
 };
 template <operand A, operand B>

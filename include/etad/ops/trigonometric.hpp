@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 namespace etad {
@@ -83,7 +84,7 @@ struct atan2_op {
     // below about 1e-154 and overflow (partials 0) above 1e154 in double. Still 0/0 at (0, 0).
     using std::hypot;
     const auto r = hypot(x, y);
-    return std::array{x / r / r, -y / r / r};
+    return std::tuple{x / r / r, -y / r / r};  // a tuple: on nested reals these differ in type
   }
 };
 template <operand Y, operand X>

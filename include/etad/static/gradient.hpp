@@ -131,7 +131,9 @@ struct program<S, N, flat_tuple_impl<std::index_sequence<I...>, E...>> {
     sw.reached = {};
   }
   constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
-    (sw.backward(get<I>(roots), get<I>(frames), seed[I]), ...);
+    // An output with seed 0 pushes nothing (not 0 * partial, which is NaN at an infinite partial):
+    // a Jacobian row is then exactly the gradient of its own output.
+    ((seed[I] != S(0) ? sw.backward(get<I>(roots), get<I>(frames), seed[I]) : void()), ...);
     sw.backward_slots();
     return sw.grad;
   }

@@ -58,32 +58,47 @@ auto quadratic_form(const M& matrix, const R& range) {
   });
 }
 
-/// A x for a constant m x n matrix A (row-major, m*n numbers): m reals, each one statement with
-/// n partials (row i of A).
+/// A x for a constant m x n matrix A (row-major, m*n numbers), written to out (m reals), each
+/// one statement with n partials (row i of A). Allocates nothing in steady state.
+template <detail::real_range R, class M>
+  requires detail::number_range<M, typename detail::real_of<R>::value_type>
+void matvec(const M& matrix, const R& range, std::span<real<typename detail::real_of<R>::value_type>> out) {
+  using T = typename detail::real_of<R>::value_type;
+  std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
+  const std::size_t n = x.size();
+  const std::size_t size = std::ranges::size(matrix);
+  if (n == 0 || size != out.size() * n)
+    throw error("etad: matvec needs an m x n matrix (row-major, m*n entries) for n = " +
+                std::to_string(n) + " values and m = " + std::to_string(out.size()) +
+                " outputs, but the matrix has " + std::to_string(size) + " entries");
+  const auto* a = std::ranges::data(matrix);
+  const std::span<const T> xv = detail::values_of<T>(x);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto* row = a + i * n;
+    out[i] = detail::statement_over<T, 1>({x}, [&](T* p) {
+      T s(0);
+      for (std::size_t j = 0; j < n; ++j) {
+        p[j] = static_cast<T>(row[j]);
+        s += p[j] * xv[j];
+      }
+      return s;
+    });
+  }
+}
+
+/// A x as a new vector of m reals (m = entries / n).
 template <detail::real_range R, class M>
   requires detail::number_range<M, typename detail::real_of<R>::value_type>
 auto matvec(const M& matrix, const R& range) {
   using T = typename detail::real_of<R>::value_type;
-  std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  const std::size_t n = x.size();
+  const std::size_t n = std::ranges::size(range);
   const std::size_t size = std::ranges::size(matrix);
   if (n == 0 ? size != 0 : size % n != 0)
     throw error("etad: matvec needs an m x n matrix for n = " + std::to_string(n) +
                 " values, but the matrix has " + std::to_string(size) +
                 " entries; pass the matrix row-major with m*n entries");
-  const std::size_t m = n == 0 ? 0 : size / n;
-  const auto* a = std::ranges::data(matrix);
-  const std::span<const T> xv = detail::values_of<T>(x);
-  std::vector<real<T>> y;
-  y.reserve(m);
-  for (std::size_t i = 0; i < m; ++i) {
-    const auto* row = a + i * n;
-    T s(0);
-    for (std::size_t j = 0; j < n; ++j) s += static_cast<T>(row[j]) * xv[j];
-    y.push_back(detail::vector_statement<T>(x, s, [&](T* p) {
-      for (std::size_t j = 0; j < n; ++j) p[j] = static_cast<T>(row[j]);
-    }));
-  }
+  std::vector<real<T>> y(n == 0 ? 0 : size / n);
+  if (!y.empty()) matvec(matrix, range, std::span<real<T>>(y));
   return y;
 }
 

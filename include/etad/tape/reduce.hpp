@@ -9,12 +9,14 @@
 #include <etad/tape/tape.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <ranges>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 namespace etad {
 
@@ -37,30 +39,51 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
                        std::is_convertible_v<std::ranges::range_value_t<R>, T> &&
                        !is_real_v<std::remove_cv_t<std::ranges::range_value_t<R>>>;
 
-/// Records one statement with value v whose inputs are the given reals (in that order) and
-/// whose partials fill(p) writes into p[0..n). Returns a constant when nothing is on a tape.
-template <class T, class Fill>
-real<T> vector_statement(std::span<const real<T>> x, const T& v, Fill&& fill) {
-  if (paused_recording<T> != 0) return real<T>(v);
-  basic_tape<T>* t = basic_tape<T>::current();
+/// Records one statement whose inputs are the reals of parts[0], parts[1], ... (in that order).
+/// fill(p) writes one partial per input into p and returns the statement's value, so a loop can
+/// compute both at once. Returns a constant when nothing is on a tape (fill then writes into a
+/// scratch buffer, for the value).
+template <class T, std::size_t K, class Fill>
+real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fill&& fill) {
+  std::size_t n = 0;
+  for (const auto& x : parts) n += x.size();
+  basic_tape<T>* t = paused_recording<T> != 0 ? nullptr : basic_tape<T>::current();
   bool any = false;
-  for (const auto& r : x) {
-    any = any || r.index() != 0;
+  if (paused_recording<T> == 0) {
+    for (const auto& x : parts)
+      for (const auto& r : x) {
+        any = any || r.index() != 0;
 #if ETAD_CHECKED
-    if (r.epoch() != 0 && (t == nullptr || r.epoch() != t->epoch()))
-      throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
-                  "reals are valid only on the tape, and in the epoch, that made them");
+        if (r.epoch() != 0 && (t == nullptr || r.epoch() != t->epoch()))
+          throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
+                      "reals are valid only on the tape, and in the epoch, that made them");
 #endif
+      }
   }
-  if (!any) return real<T>(v);
+  if (!any) {
+    thread_local std::vector<T> scratch;  // reused: no allocation in steady state
+    scratch.resize(n);
+    return real<T>(fill(scratch.data()));
+  }
   if (t == nullptr)
     throw error("etad: a reduction of reals was computed with no active tape; create an "
                 "etad::tape first (or compute values only inside etad::stop_recording)");
   index_t defined;
-  auto slot = t->record(x.size(), defined);
-  for (std::size_t i = 0; i < x.size(); ++i) slot.input[i] = x[i].index();
-  fill(slot.partial);
+  auto slot = t->record(n, defined);
+  std::size_t q = 0;
+  for (const auto& x : parts)
+    for (const auto& r : x) slot.input[q++] = r.index();
+  const T v = fill(slot.partial);
   return recorded_real<T>(v, defined, t->epoch());
+}
+
+/// The one-range form, with the value known beforehand.
+template <class T, class Fill>
+real<T> vector_statement(std::span<const real<T>> x, const T& v, Fill&& fill) {
+  return statement_over<T, 1>({x}, [&](T* p) {
+    fill(p);
+    return v;
+  });
 }
 
 template <class T>
@@ -134,28 +157,15 @@ auto dot(const R1& r1, const R2& r2) {
                 "etad: dot() of ranges of reals needs the same real type on both sides");
   const std::size_t n = std::ranges::size(r1);
   detail::require_same_size<T>(n, std::ranges::size(r2), "dot");
-  const real<T>* x = std::ranges::data(r1);
-  const real<T>* y = std::ranges::data(r2);
-  // The statement's inputs are x then y: gather them once into the tape's own index order.
-  if (detail::paused_recording<T> != 0 || basic_tape<T>::current() == nullptr) {
+  std::span<const real<T>> x(std::ranges::data(r1), n), y(std::ranges::data(r2), n);
+  return detail::statement_over<T, 2>({x, y}, [&](T* p) {
     T s(0);
-    for (std::size_t i = 0; i < n; ++i) s += x[i].value() * y[i].value();
-    bool any = false;
-    for (std::size_t i = 0; i < n; ++i) any = any || x[i].index() != 0 || y[i].index() != 0;
-    if (any && detail::paused_recording<T> == 0)
-      throw error("etad: a reduction of reals was computed with no active tape; create an "
-                  "etad::tape first (or compute values only inside etad::stop_recording)");
-    return real<T>(s);
-  }
-  std::vector<real<T>> both;  // rare path (two active vectors); keeps vector_statement simple
-  both.reserve(2 * n);
-  both.insert(both.end(), x, x + n);
-  both.insert(both.end(), y, y + n);
-  T s(0);
-  for (std::size_t i = 0; i < n; ++i) s += x[i].value() * y[i].value();
-  return detail::vector_statement<T>(std::span<const real<T>>(both), s, [&](T* p) {
-    for (std::size_t i = 0; i < n; ++i) p[i] = y[i].value();
-    for (std::size_t i = 0; i < n; ++i) p[n + i] = x[i].value();
+    for (std::size_t i = 0; i < n; ++i) {
+      s += x[i].value() * y[i].value();
+      p[i] = y[i].value();
+      p[n + i] = x[i].value();
+    }
+    return s;
   });
 }
 
@@ -200,12 +210,17 @@ auto log_sum_exp(const R& range) {
       for (std::size_t i = 0; i < x.size(); ++i) p[i] = exp(x[i].value() - v);
     });
   }
-  T s(0);
-  for (const auto& r : x) s += exp(r.value() - m);
-  const T v = m + log(s);
-  const T inv = T(1) / s;
-  return detail::vector_statement<T>(x, v, [&](T* p) {
-    for (std::size_t i = 0; i < x.size(); ++i) p[i] = exp(x[i].value() - m) * inv;
+  // One exp per element: the shifted exponentials are written as partials while summing,
+  // then scaled in place by 1/s.
+  return detail::statement_over<T, 1>({x}, [&](T* p) {
+    T s(0);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      p[i] = exp(x[i].value() - m);
+      s += p[i];
+    }
+    const T inv = T(1) / s;
+    for (std::size_t i = 0; i < x.size(); ++i) p[i] *= inv;
+    return m + log(s);
   });
 }
 

@@ -69,20 +69,50 @@ public:
   basic_tape(const basic_tape&) = delete;
   basic_tape& operator=(const basic_tape&) = delete;
   ~basic_tape() {
-    if (active() == this) active() = previous_;
+    // Usually the newest tape goes first; if not, unlink this one from the chain of tapes that
+    // were active before, so that no dangling tape becomes active again.
+    if (active() == this) {
+      active() = previous_;
+    } else {
+      for (basic_tape* p = active(); p != nullptr; p = p->previous_)
+        if (p->previous_ == this) {
+          p->previous_ = previous_;
+          break;
+        }
+    }
   }
 
   /// A new independent variable (a watched source) with value v.
   real<T> variable(const T& v) {
     detail::index_t i;
     store_.append(0, i);
+    if (i == leading_ + 1) leading_ = i;
     return real<T>(v, i, epoch_);
+  }
+
+  /// One new variable per value, written to out (out.size() == values.size()); cheaper than a
+  /// loop of variable() and consecutive on the tape.
+  void variables(std::span<const T> values, std::span<real<T>> out) {
+    if (values.size() != out.size())
+      throw error("etad: variables() got " + std::to_string(values.size()) + " values and " +
+                  std::to_string(out.size()) + " output reals; give one output per value");
+    const detail::index_t first = store_.append_empty(values.size());
+    if (first == leading_ + 1) leading_ = first + static_cast<detail::index_t>(values.size()) - 1;
+    for (std::size_t k = 0; k < values.size(); ++k)
+      out[k] = real<T>(values[k], first + static_cast<detail::index_t>(k), epoch_);
+  }
+  /// The same, returning a new vector.
+  std::vector<real<T>> variables(std::span<const T> values) {
+    std::vector<real<T>> out(values.size());
+    variables(values, out);
+    return out;
   }
 
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
   void reset() {
     store_.clear();
+    leading_ = 0;
     epoch_ = detail::new_epoch();
     used_ = false;
   }
@@ -146,6 +176,8 @@ private:
   std::vector<unsigned char> flags_;
   std::uint32_t epoch_;
   basic_tape* previous_;
+  // Statements 1..leading_ are variables (no partials): the sweep never needs to visit them.
+  detail::index_t leading_ = 0;
   bool persistent_ = false;
   bool used_ = false;
 };
@@ -207,6 +239,7 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
   detail::index_t hi = 0, lo = n;
   for (const auto& t : targets) hi = std::max(hi, t.index());
   for (const auto& s : sources) lo = std::min(lo, s.index() == 0 ? n : s.index());
+  lo = std::max(lo, leading_);  // the leading variables have no partials to push
 
   adjoints_.assign(n, T(0));
   for (std::size_t k = 0; k < targets.size(); ++k)
@@ -232,7 +265,7 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
     // partial off the path (log at 0 in an unused branch) from making 0 * inf = NaN.
     store_.sweep_down(hi, lo, [adj](detail::index_t i, const T* p, const detail::index_t* in, std::size_t m) {
       const T a = adj[i];
-      if (a == T(0)) return;
+      if (bool(a == T(0))) return;
       for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
     });
   } else {
@@ -242,7 +275,7 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
       if (fl[i] & 2)
         for (std::size_t j = 0; j < m; ++j) fl[in[j]] |= 2;
       const T a = adj[i];
-      if (a == T(0)) return;
+      if (bool(a == T(0))) return;
       for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
     });
   }

@@ -220,7 +220,12 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   template <class E>
   constexpr S node_tangent(const E& e, const frame<E, S>& fr) const {
     S t = -S(0);  // identity of +, folded away by the compiler
-    for_each_partial(e, fr, [&](const auto& c, const auto& cf, const S& p) { t += p * tangent(c, cf); });
+    // A zero tangent contributes nothing, not p * 0 (NaN at an infinite partial): a jvp in a unit
+    // direction is then exactly that component of the gradient.
+    for_each_partial(e, fr, [&](const auto& c, const auto& cf, const S& p) {
+      const S tc = tangent(c, cf);
+      if (tc != S(0)) t += p * tc;
+    });
     return t;
   }
 

@@ -4,6 +4,7 @@
 // block (allocated once, kept across reset()), so growth never copies what was recorded.
 #pragma once
 
+#include <etad/core/config.hpp>
 #include <etad/core/error.hpp>
 
 #include <algorithm>
@@ -51,17 +52,35 @@ public:
     index_t* input;
   };
 
-  slot append(std::size_t n, index_t& defined) {
-    if (current_ == blocks_.size() || !fits(blocks_[current_], n)) next_block(n);
-    block<T>& b = blocks_[current_];
-    if (next_ == std::numeric_limits<index_t>::max())
-      throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
-                  "computations, or split the computation with checkpoints");
+  ETAD_ALWAYS_INLINE slot append(std::size_t n, index_t& defined) {
+    if (cur_ == nullptr || !fits(*cur_, n) || next_ == std::numeric_limits<index_t>::max())
+        [[unlikely]]
+      make_room(n);
+    block<T>& b = *cur_;
     defined = next_++;
     slot s{b.partial.get() + b.partials, b.input.get() + b.partials};
     b.partials += n;
     b.end[b.statements++] = static_cast<index_t>(b.partials);
     return s;
+  }
+
+  /// count statements with no partials (independent variables) at once; returns the first
+  /// index defined. One capacity check per block instead of one per variable.
+  index_t append_empty(std::size_t count) {
+    if (count > std::size_t(std::numeric_limits<index_t>::max() - next_))
+      throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
+                  "computations, or split the computation with checkpoints");
+    const index_t first_defined = next_;
+    while (count > 0) {
+      if (cur_ == nullptr || !fits(*cur_, 0)) next_block(0);
+      block<T>& b = blocks_[current_];
+      const std::size_t k = std::min(count, b.statement_capacity - b.statements);
+      std::fill_n(b.end.get() + b.statements, k, static_cast<index_t>(b.partials));
+      b.statements += k;
+      next_ += static_cast<index_t>(k);
+      count -= k;
+    }
+    return first_defined;
   }
 
   /// Number of indices handed out so far, plus one (index 0 is reserved).
@@ -72,6 +91,7 @@ public:
     current_ = 0;
     next_ = 1;
     if (!blocks_.empty()) blocks_[0].first = 1;
+    cur_ = blocks_.empty() ? nullptr : &blocks_[0];
   }
 
   std::size_t reserved_bytes() const {
@@ -110,6 +130,14 @@ public:
   }
 
 private:
+  // The cold path of append(), kept out of line so that append() inlines into recording loops.
+  [[gnu::noinline]] void make_room(std::size_t n) {
+    if (next_ == std::numeric_limits<index_t>::max())
+      throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
+                  "computations, or split the computation with checkpoints");
+    if (cur_ == nullptr || !fits(*cur_, n)) next_block(n);
+  }
+
   static bool fits(const block<T>& b, std::size_t n) {
     return b.statements < b.statement_capacity && b.partials + n <= b.partial_capacity;
   }
@@ -132,10 +160,12 @@ private:
     blocks_[i].first = next_;
     blocks_[i].partials = blocks_[i].statements = 0;
     current_ = i;
+    cur_ = &blocks_[i];  // blocks_ may have grown: refresh the cached pointer
   }
 
   std::vector<block<T>> blocks_;
   std::size_t current_ = 0;
+  block<T>* cur_ = nullptr;  // &blocks_[current_], or nullptr before the first block
   index_t next_ = 1;
 };
 

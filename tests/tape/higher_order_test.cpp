@@ -1,0 +1,217 @@
+// tests/tape/higher_order_test.cpp — second (and third) derivatives from tapes nested in tapes: a
+// basic_tape<real<double>> records on reals whose values are reals of an outer etad::tape, so
+// its gradients are outer reals and the outer tape differentiates them again. Checked against
+// closed forms and against finite differences of the static gradient.
+#include "support/finite_difference.hpp"
+#include "support/tape_support.hpp"
+
+#include <etad/etad.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using real = etad::real<double>;
+using real2 = etad::real<etad::real<double>>;
+
+/// d/dx_j of the static gradient's i-th entry, by finite differences (in long double).
+template <class F, std::size_t N>
+std::array<std::array<etad_test::difference, N>, N> difference_hessian(const F& f, const std::array<double, N>& x) {
+  std::array<std::array<etad_test::difference, N>, N> h{};
+  for (std::size_t i = 0; i < N; ++i) {
+    const auto gi = [&f, i](auto... v) { return etad_tape_test::static_gradient(f, std::array{v...}).gradient[i]; };
+    h[i] = etad_test::fd_gradient(gi, x);
+  }
+  return h;
+}
+
+template <class F, std::size_t N>
+void check_hessian(std::string_view name, const F& f, const std::array<double, N>& x) {
+  const auto h = etad_tape_test::nested_hessian(f, x);
+  const auto d = difference_hessian(f, x);
+  std::ostringstream m;
+  m << name << " at " << etad_test::fmt(x);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j)
+      m << "\nH" << i << j << ": nested tapes " << etad_test::fmt(h[i][j]) << ", finite difference "
+        << etad_test::fmt(d[i][j].value) << " +- " << etad_test::fmt(d[i][j].error);
+  INFO(m.str());
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      CHECK(etad_test::close(h[i][j], d[i][j].value, 1e-6, 1e-8 + d[i][j].error));
+      CHECK(etad_test::close(h[i][j], h[j][i], 1e-13, 1e-14));  // symmetric
+    }
+}
+
+}  // namespace
+
+TEST_CASE("tape higher order: d2/dx2 of x^3 by nested tapes", "[tape][higher_order]") {
+  etad::tape outer;
+  const real x = outer.variable(2.0);
+  real dy;
+  {
+    etad::basic_tape<real> inner;
+    const real2 xi = inner.variable(x);
+    const real2 y = xi * xi * xi;
+    CHECK(y.value().value() == 8.0);
+    dy = inner.gradient(y, xi)[0];  // 3 x^2, an outer real
+  }
+  CHECK(dy.value() == 12.0);
+  CHECK_FALSE(dy.is_constant());
+  CHECK(outer.gradient(dy, x)[0] == 12.0);  // 6 x
+}
+
+TEST_CASE("tape higher order: mixed partials of sin(x) y", "[tape][higher_order]") {
+  // f = sin(x) y: H = [[-sin(x) y, cos x], [cos x, 0]].
+  const double xv = 0.8, yv = -1.7;
+  const auto h = etad_tape_test::nested_hessian([](auto x, auto y) { return etad::sin(x) * y; }, std::array{xv, yv});
+  CHECK(h[0][0] == Approx(-std::sin(xv) * yv).epsilon(1e-15));
+  CHECK(h[0][1] == Approx(std::cos(xv)).epsilon(1e-15));
+  CHECK(h[1][0] == Approx(std::cos(xv)).epsilon(1e-15));
+  CHECK(h[1][1] == 0.0);
+}
+
+TEST_CASE("tape higher order: Hessians of ops agree with differences of the static gradient",
+          "[tape][higher_order]") {
+  const std::array p{0.7, 0.4};
+  const std::array q{-1.3, 2.1};
+  for (const auto& x : {p, q}) {
+    check_hessian("x^2 y + y^3", [](auto a, auto b) { return a * a * b + b * b * b; }, x);
+    check_hessian("sin cos", [](auto a, auto b) { return etad::sin(a) * etad::cos(b) + etad::tan(a * 0.5); }, x);
+    check_hessian("exp log", [](auto a, auto b) { return etad::exp(a * b) + etad::log(a * a + 1.0); }, x);
+    check_hessian("exp2 expm1 log1p",
+                  [](auto a, auto b) { return etad::exp2(a) * etad::expm1(b) + etad::log1p(b * b); }, x);
+    check_hessian("log2 log10", [](auto a, auto b) { return etad::log2(a * a + 2.0) - etad::log10(b * b + 1.0); }, x);
+    check_hessian("sqrt cbrt", [](auto a, auto b) { return etad::sqrt(a * a + b * b + 1.0) + etad::cbrt(a + 5.0); }, x);
+    check_hessian("pow variants",
+                  [](auto a, auto b) { return etad::pow(a, 3) * b + etad::pow(b * b + 1.0, 1.5) + etad::pow(1.7, a); }, x);
+    check_hessian("hyperbolic", [](auto a, auto b) { return etad::sinh(a) * etad::cosh(b) + etad::tanh(a * b); }, x);
+    check_hessian("inverse hyperbolic",
+                  [](auto a, auto b) { return etad::asinh(a * b) + etad::acosh(b * b + 2.0) + etad::atanh(a * 0.3); }, x);
+    check_hessian("inverse circular",
+                  [](auto a, auto b) { return etad::asin(a * 0.3) * etad::acos(b * 0.3) + etad::atan(a * b); }, x);
+    check_hessian("erf erfc", [](auto a, auto b) { return etad::erf(a) * etad::erfc(b); }, x);
+    check_hessian("gamma", [](auto a, auto b) { return etad::lgamma(a * a + 1.0) + etad::tgamma(b * b + 0.5); }, x);
+    check_hessian("abs fma", [](auto a, auto b) { return etad::abs(a) * b * b + etad::fma(a, b, a * a); }, x);
+    check_hessian("floor and stop_gradient of a constant",
+                  [](auto a, auto b) { return etad::floor(a) * b * b + a * a * etad::stop_gradient(3.0); }, x);
+  }
+}
+
+TEST_CASE("tape higher order: Hessians of reductions on nested tapes", "[tape][higher_order]") {
+  // Closed forms: squared_norm: 2 I; prod of (a, b, c): off-diagonal the third factor;
+  // log_sum_exp: diag(p) - p p^T with p = softmax; dot(x, x): 2 I; sum and mean: 0.
+  const std::array<double, 3> v{0.5, -1.0, 2.0};
+  etad::tape outer{etad::persistent};
+  std::vector<real> x;
+  for (const double e : v) x.push_back(outer.variable(e));
+  const auto hessian = [&](auto reduction) {
+    std::array<real, 3> g{};
+    {
+      etad::basic_tape<real> inner;
+      std::vector<real2> xi;
+      for (const auto& e : x) xi.push_back(inner.variable(e));
+      const real2 y = reduction(xi);
+      g = inner.gradient(y, xi[0], xi[1], xi[2]);
+    }
+    std::array<std::array<double, 3>, 3> h{};
+    for (std::size_t i = 0; i < 3; ++i) h[i] = outer.gradient(g[i], x[0], x[1], x[2]);
+    return h;
+  };
+  const auto sn = hessian([](const auto& r) { return etad::squared_norm(r); });
+  const auto dd = hessian([](const auto& r) { return etad::dot(r, r); });
+  const auto pr = hessian([](const auto& r) { return etad::prod(r); });
+  const auto su = hessian([](const auto& r) { return etad::sum(r) + etad::mean(r); });
+  const auto ls = hessian([](const auto& r) { return etad::log_sum_exp(r); });
+  double z = 0;
+  for (const double e : v) z += std::exp(e);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      INFO("H" << i << j);
+      CHECK(sn[i][j] == (i == j ? 2.0 : 0.0));
+      CHECK(dd[i][j] == (i == j ? 2.0 : 0.0));
+      CHECK(pr[i][j] == (i == j ? 0.0 : v[3 - i - j]));
+      CHECK(su[i][j] == 0.0);
+      const double pi = std::exp(v[i]) / z, pj = std::exp(v[j]) / z;
+      CHECK(ls[i][j] == Approx((i == j ? pi : 0.0) - pi * pj).epsilon(1e-14).margin(1e-15));
+    }
+}
+
+TEST_CASE("tape higher order: a loop on nested tapes", "[tape][higher_order]") {
+  // z = x^n by n multiplications (an ordinary loop over an int): d2z/dx2 = n (n-1) x^(n-2).
+  const int n = 7;
+  const double xv = 1.1;
+  etad::tape outer;
+  const real x = outer.variable(xv);
+  real d;
+  {
+    etad::basic_tape<real> inner;
+    const real2 xi = inner.variable(x);
+    real2 z = 1.0;
+    for (int k = 0; k < n; ++k) z = z * xi;
+    d = inner.gradient(z, xi)[0];
+  }
+  CHECK(d.value() == Approx(n * std::pow(xv, n - 1)).epsilon(1e-14));
+  CHECK(outer.gradient(d, x)[0] == Approx(n * (n - 1) * std::pow(xv, n - 2)).epsilon(1e-14));
+}
+
+// stop_gradient stops higher orders too: on a nested tape its value is itself a stopped outer
+// expression, so the outer tape does not see through it (as TensorFlow and JAX give 0 here).
+TEST_CASE("tape higher order: stop_gradient stops second derivatives too", "[tape][higher_order]") {
+  const auto h = etad_tape_test::nested_hessian([](auto x, auto y) { return x * etad::stop_gradient(x * y); },
+                                                std::array{0.7, 0.4});
+  CHECK(h[0][0] == 0.0);  // etad: 0.4 (= y)
+  CHECK(h[0][1] == 0.0);  // etad: 0.7 (= x)
+  CHECK(h[1][0] == 0.0);
+  CHECK(h[1][1] == 0.0);
+}
+
+// Comparisons of nested reals, hypot, division, pow and atan2 on nested tapes, and a third tape
+// (the rules branch through explicit bool() and return tuples where partials differ in type).
+TEST_CASE("tape higher order: third derivative by three tapes", "[tape][higher_order]") {
+  // d3/dx3 x^4 = 24 x; d2 = 12 x^2; d1 = 4 x^3.
+  const double xv = 1.5;
+  etad::tape t1{etad::persistent};
+  const real x1 = t1.variable(xv);
+  real d2;
+  {
+    etad::basic_tape<real> t2;
+    const real2 x2 = t2.variable(x1);
+    real2 d1;
+    {
+      etad::basic_tape<real2> t3;
+      const etad::real<real2> x3 = t3.variable(x2);
+      const etad::real<real2> y = x3 * x3 * x3 * x3;
+      d1 = t3.gradient(y, x3)[0];
+    }
+    CHECK(d1.value().value() == 4 * xv * xv * xv);
+    d2 = t2.gradient(d1, x2)[0];
+  }
+  CHECK(d2.value() == 12 * xv * xv);
+  CHECK(t1.gradient(d2, x1)[0] == 24 * xv);
+}
+
+TEST_CASE("tape higher order: comparisons, hypot, pow and atan2 on nested tapes", "[tape][higher_order]") {
+  const std::array x{0.7, 0.4};
+  check_hessian("select", [](auto a, auto b) { return etad::select(a > b, a * a * b, b * b); }, x);
+  check_hessian("min max", [](auto a, auto b) { return etad::min(a, b) * a + etad::max(a, b) * b; }, x);
+  check_hessian("fmin fmax", [](auto a, auto b) { return etad::fmin(a, b) * a + etad::fmax(a, b) * b; }, x);
+  check_hessian("division", [](auto a, auto b) { return a / (b * b + 1.0) - 1.0 / (a * a + 2.0) + a / 3.0; }, x);
+  check_hessian("hypot", [](auto a, auto b) { return etad::hypot(a, b); }, x);
+  check_hessian("pow", [](auto a, auto b) { return etad::pow(a, b); }, x);
+  check_hessian("atan2", [](auto a, auto b) { return etad::atan2(a, b); }, x);
+  etad::tape outer;
+  const real xo = outer.variable(0.7);
+  etad::basic_tape<real> inner;
+  const real2 xi = inner.variable(xo);
+  real2 z = xi;
+  while (z < 2.0) z = z * 1.5;  // dynamic control flow on a nested tape
+  CHECK(z.value().value() == Approx(0.7 * 1.5 * 1.5 * 1.5));  // 1.05, 1.575 < 2, then 2.3625
+}

@@ -1,0 +1,229 @@
+// tests/tape/reduce_test.cpp — what the tape records (one statement per assignment, one partial per
+// real leaf occurrence; one statement per reduction, one partial per element) and the reductions'
+// values and gradients against their closed forms: sum -> ones, mean -> 1/n, squared_norm -> 2x,
+// prod -> products of the others (also with zeros), log_sum_exp -> softmax (also where a naive
+// exp would overflow), dot -> the other factor.
+#include <etad/etad.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace {
+
+using real = etad::real<double>;
+
+/// The gradient of target with respect to every element of xs.
+std::vector<double> gradient_all(etad::tape& t, const real& target, const std::vector<real>& xs) {
+  std::vector<double> g(xs.size());
+  t.gradient(target, xs, g);
+  return g;
+}
+
+std::vector<real> variables(etad::tape& t, const std::vector<double>& v) {
+  std::vector<real> r;
+  for (const double e : v) r.push_back(t.variable(e));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("tape accounting: one statement per assignment, one partial per real leaf", "[tape][reduce]") {
+  etad::tape t;
+  CHECK(t.statements() == 0);
+  CHECK(t.partials() == 0);
+  const real x = t.variable(0.5);
+  const real y = t.variable(2.0);
+  CHECK(t.statements() == 2);  // variables are statements without partials
+  CHECK(t.partials() == 0);
+  const real z = x * y + etad::sin(x);
+  CHECK(t.statements() == 3);
+  CHECK(t.partials() == 3);
+  // Constants are not leaves that take partials.
+  const real w = z * 2.0 + 1.0 + real(3.0);
+  CHECK(t.statements() == 4);
+  CHECK(t.partials() == 5);  // z, and the constant real (a leaf occurrence, pointed at no index)
+  CHECK(t.gradient(w, x, y) == std::array{2 * (2.0 + std::cos(0.5)), 2 * 0.5});
+  // A copy records nothing; assigning a real (not an expression) records nothing.
+  real c = z;
+  c = x;
+  CHECK(t.statements() == 4);
+}
+
+TEST_CASE("tape accounting: a reduction is one statement with one partial per element", "[tape][reduce]") {
+  etad::tape t;
+  std::vector<double> v(1000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.001 * static_cast<double>(i) - 0.3;
+  const std::vector<real> x = variables(t, v);
+  const std::vector<double> a(1000, 0.5);
+  const auto adds = [&](auto reduction, std::size_t partials) {
+    const std::size_t s0 = t.statements(), p0 = t.partials();
+    const real r = reduction();
+    CHECK_FALSE(r.is_constant());
+    CHECK(t.statements() - s0 == 1);
+    CHECK(t.partials() - p0 == partials);
+  };
+  adds([&] { return etad::sum(x); }, 1000);
+  adds([&] { return etad::mean(x); }, 1000);
+  adds([&] { return etad::squared_norm(x); }, 1000);
+  adds([&] { return etad::prod(x); }, 1000);
+  adds([&] { return etad::log_sum_exp(x); }, 1000);
+  adds([&] { return etad::dot(x, a); }, 1000);
+  adds([&] { return etad::dot(a, x); }, 1000);
+  adds([&] { return etad::dot(x, x); }, 2000);  // two ranges of reals: x's partials, then y's
+}
+
+TEST_CASE("tape reduce: sum, mean and squared_norm", "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  const std::vector<double> v{1.5, -2.0, 0.25, 4.0};
+  const std::vector<real> x = variables(t, v);
+  const real s = etad::sum(x);
+  const real m = etad::mean(x);
+  const real q = etad::squared_norm(x);
+  CHECK(s.value() == 3.75);
+  CHECK(m.value() == 3.75 / 4);
+  CHECK(q.value() == 2.25 + 4.0 + 0.0625 + 16.0);
+  CHECK(gradient_all(t, s, x) == std::vector<double>(4, 1.0));
+  CHECK(gradient_all(t, m, x) == std::vector<double>(4, 0.25));
+  CHECK(gradient_all(t, q, x) == std::vector<double>{3.0, -4.0, 0.5, 8.0});
+  // The same real twice counts twice; a constant element contributes its value only.
+  const std::vector<real> dup{x[0], x[0], x[1], real(10.0)};
+  const real sd = etad::sum(dup);
+  CHECK(sd.value() == 1.5 + 1.5 - 2.0 + 10.0);
+  CHECK(t.gradient(sd, x[0], x[1], x[2]) == std::array{2.0, 1.0, 0.0});
+  const real qd = etad::squared_norm(dup);
+  CHECK(t.gradient(qd, x[0], x[1]) == std::array{6.0, -4.0});
+}
+
+TEST_CASE("tape reduce: prod, also with zero elements", "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  SECTION("no zero: prod / x_i") {
+    const std::vector<real> x = variables(t, {2.0, -3.0, 0.5, 4.0});
+    const real p = etad::prod(x);
+    CHECK(p.value() == -12.0);
+    CHECK(gradient_all(t, p, x) == std::vector<double>{-6.0, 4.0, -24.0, -3.0});
+  }
+  SECTION("one zero: only its partial survives, and it is the product of the others") {
+    const std::vector<real> x = variables(t, {2.0, 0.0, 3.0, 4.0});
+    const real p = etad::prod(x);
+    CHECK(p.value() == 0.0);
+    CHECK(gradient_all(t, p, x) == std::vector<double>{0.0, 24.0, 0.0, 0.0});
+  }
+  SECTION("two zeros: every partial is zero (no 0/0)") {
+    const std::vector<real> x = variables(t, {0.0, 5.0, 0.0});
+    const real p = etad::prod(x);
+    const auto g = gradient_all(t, p, x);
+    CHECK(g == std::vector<double>{0.0, 0.0, 0.0});
+  }
+  SECTION("one element, and the empty product") {
+    const std::vector<real> x = variables(t, {7.0});
+    const real p = etad::prod(x);
+    CHECK(p.value() == 7.0);
+    CHECK(t.gradient(p, x[0])[0] == 1.0);
+    const std::vector<real> none;
+    CHECK(etad::prod(none).value() == 1.0);
+  }
+}
+
+TEST_CASE("tape reduce: log_sum_exp is softmax's potential", "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  SECTION("ordinary values: value log sum e^x, gradient softmax") {
+    const std::vector<double> v{0.5, -1.0, 2.0, 0.0};
+    const std::vector<real> x = variables(t, v);
+    const real l = etad::log_sum_exp(x);
+    double z = 0;
+    for (const double e : v) z += std::exp(e);
+    CHECK(l.value() == Approx(std::log(z)).epsilon(1e-15));
+    const auto g = gradient_all(t, l, x);
+    double total = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      CHECK(g[i] == Approx(std::exp(v[i]) / z).epsilon(1e-15));
+      total += g[i];
+    }
+    CHECK(total == Approx(1.0).epsilon(1e-15));
+  }
+  SECTION("1000 and 1001, where e^x overflows") {
+    const std::vector<real> x = variables(t, {1000.0, 1001.0});
+    const real l = etad::log_sum_exp(x);
+    // log(e^1000 + e^1001) = 1001 + log(1 + e^-1); softmax = (1, e) / (1 + e).
+    CHECK(l.value() == Approx(1001.0 + std::log1p(std::exp(-1.0))).epsilon(1e-15));
+    const auto g = gradient_all(t, l, x);
+    const double e = std::exp(1.0);
+    CHECK(g[0] == Approx(1 / (1 + e)).epsilon(1e-15));
+    CHECK(g[1] == Approx(e / (1 + e)).epsilon(1e-15));
+  }
+  SECTION("-1000 and -1001, where e^x underflows") {
+    const std::vector<real> x = variables(t, {-1000.0, -1001.0});
+    const real l = etad::log_sum_exp(x);
+    CHECK(l.value() == Approx(-1000.0 + std::log1p(std::exp(-1.0))).epsilon(1e-15));
+    const auto g = gradient_all(t, l, x);
+    const double e = std::exp(1.0);
+    CHECK(g[0] == Approx(e / (1 + e)).epsilon(1e-15));
+    CHECK(g[1] == Approx(1 / (1 + e)).epsilon(1e-15));
+  }
+  SECTION("a -inf element gets zero weight; +inf gives +inf") {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<real> x = variables(t, {-inf, 0.0});
+    const real l = etad::log_sum_exp(x);
+    CHECK(l.value() == 0.0);
+    CHECK(gradient_all(t, l, x) == std::vector<double>{0.0, 1.0});
+    const std::vector<real> y = variables(t, {inf, 0.0});
+    CHECK(etad::log_sum_exp(y).value() == inf);
+  }
+}
+
+TEST_CASE("tape reduce: dot with numbers and with reals", "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  const std::vector<real> x = variables(t, {1.0, 2.0, 3.0});
+  const std::vector<real> y = variables(t, {-1.0, 0.5, 4.0});
+  const std::array<double, 3> a{0.5, -2.0, 3.0};
+  const real da = etad::dot(x, a);
+  CHECK(da.value() == 0.5 - 4.0 + 9.0);
+  CHECK(gradient_all(t, da, x) == std::vector<double>{0.5, -2.0, 3.0});
+  const real ad = etad::dot(std::vector<float>{1.0f, 2.0f, 3.0f}, x);  // numbers of another type
+  CHECK(ad.value() == 14.0);
+  CHECK(gradient_all(t, ad, x) == std::vector<double>{1.0, 2.0, 3.0});
+  const real xy = etad::dot(x, y);
+  CHECK(xy.value() == -1.0 + 1.0 + 12.0);
+  CHECK(gradient_all(t, xy, x) == std::vector<double>{-1.0, 0.5, 4.0});  // y
+  CHECK(gradient_all(t, xy, y) == std::vector<double>{1.0, 2.0, 3.0});   // x
+  const real xx = etad::dot(x, x);
+  CHECK(gradient_all(t, xx, x) == std::vector<double>{2.0, 4.0, 6.0});
+}
+
+TEST_CASE("tape reduce: any contiguous range of reals", "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  const real a = t.variable(1.0), b = t.variable(2.0), c = t.variable(3.0);
+  const std::array<real, 3> arr{a, b, c};
+  const real carr[] = {a, b, c};
+  const std::vector<real> vec{a, b, c};
+  const std::span<const real> tail = std::span<const real>(vec).subspan(1);
+  CHECK(etad::sum(arr).value() == 6.0);
+  CHECK(etad::sum(carr).value() == 6.0);
+  CHECK(etad::sum(tail).value() == 5.0);
+  const real s = etad::sum(tail);
+  CHECK(t.gradient(s, a, b, c) == std::array{0.0, 1.0, 1.0});
+  const real p = etad::prod(std::span<const real, 3>(arr));
+  CHECK(t.gradient(p, a, b, c) == std::array{6.0, 3.0, 2.0});
+}
+
+TEST_CASE("tape reduce: reductions compose with expressions", "[tape][reduce]") {
+  // f = log_sum_exp(x) * sum(x) + squared_norm(x) / n, x = (0.1, 0.2, 0.3):
+  // df/dx_i = softmax_i sum + lse + 2 x_i / n.
+  etad::tape t;
+  const std::vector<double> v{0.1, 0.2, 0.3};
+  const std::vector<real> x = variables(t, v);
+  const real lse = etad::log_sum_exp(x);
+  const real s = etad::sum(x);
+  const real f = lse * s + etad::squared_norm(x) / 3.0;
+  double z = 0;
+  for (const double e : v) z += std::exp(e);
+  const auto g = gradient_all(t, f, x);
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(g[i] == Approx(std::exp(v[i]) / z * 0.6 + std::log(z) + 2 * v[i] / 3).epsilon(1e-14));
+}

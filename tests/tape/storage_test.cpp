@@ -1,0 +1,195 @@
+// tests/tape/storage_test.cpp — the statement store under the tape: blocks of 2^15 statements and
+// 2^16 partials, a statement larger than a block in a block of its own, blocks kept and reused
+// across reset() in whatever order the next recording needs them, and backward sweeps that start
+// and stop in any block. Chains of `z = z + 1` have derivative exactly 1 along them, so a
+// statement swept twice or skipped shows as a wrong integer, not as rounding.
+#include <etad/etad.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace {
+
+using real = etad::real<double>;
+
+constexpr std::size_t block_statements = std::size_t(1) << 15;
+constexpr std::size_t block_partials = std::size_t(1) << 16;
+
+/// A recording with statements in several blocks and the handles to check it by.
+struct layout {
+  real x, mid, e0, s, end;
+  std::size_t elements;
+};
+
+/// x; `chain` statements z = z + 1; `elements` statements e_i = z / 2; s = sum(e) (one statement of
+/// `elements` partials); `tail` statements w = w + 1. d end/dx = elements / 2, d end/d mid =
+/// elements / 2, d end/d e0 = 1, d end/ds = 1, exactly.
+layout record(etad::tape& t, std::size_t chain, std::size_t elements, std::size_t tail) {
+  layout l{};
+  l.elements = elements;
+  l.x = t.variable(1.0);
+  real z = l.x;
+  for (std::size_t k = 0; k < chain; ++k) {
+    z = z + 1.0;
+    if (k == chain / 2) l.mid = z;
+  }
+  if (chain == 0) l.mid = z;
+  std::vector<real> e(elements);
+  for (auto& v : e) v = z * 0.5;
+  l.e0 = e[0];
+  l.s = etad::sum(e);
+  real w = l.s;
+  for (std::size_t k = 0; k < tail; ++k) w = w + 1.0;
+  l.end = w;
+  return l;
+}
+
+void check(etad::tape& t, const layout& l) {
+  const double half = static_cast<double>(l.elements) / 2;
+  CHECK(t.gradient(l.end, l.x, l.mid, l.e0, l.s) == std::array{half, half, 1.0, 1.0});
+  // Targets that are not the last statement: the sweep starts inside an earlier block.
+  CHECK(t.gradient(l.s, l.x, l.e0) == std::array{half, 1.0});
+  CHECK(t.gradient(l.mid, l.x, l.s) == std::array{1.0, 0.0});
+  CHECK(t.gradient(l.e0, l.x, l.mid) == std::array{0.5, 0.5});
+}
+
+}  // namespace
+
+TEST_CASE("tape storage: statements and partials are counted across blocks", "[tape][storage]") {
+  etad::tape t{etad::persistent};
+  const std::size_t chain = 3 * block_statements + 17;
+  const layout l = record(t, chain, 10, 5);
+  // x, the chain, 10 elements, the sum, the tail.
+  CHECK(t.statements() == 1 + chain + 10 + 1 + 5);
+  CHECK(t.partials() == chain + 10 + 10 + 5);
+  check(t, l);
+}
+
+TEST_CASE("tape storage: a statement larger than a block", "[tape][storage]") {
+  etad::tape t{etad::persistent};
+  const std::size_t big = 2 * block_partials + 3;
+  const layout l = record(t, 100, big, 100);
+  CHECK(t.statements() == 1 + 100 + big + 1 + 100);
+  CHECK(t.partials() == 100 + big + big + 100);
+  check(t, l);
+  CHECK(l.s.value() == static_cast<double>(big) * 101 / 2);
+}
+
+TEST_CASE("tape storage: blocks are reused across reset() whatever the next layout", "[tape][storage]") {
+  etad::tape t{etad::persistent};
+  const std::size_t big = block_partials + 1000;
+  struct shape {
+    std::size_t chain, elements, tail;
+  };
+  // Small blocks first, then a big statement after a full block, then big first, then small only,
+  // then everything again: each reset() hands the kept blocks to a differently shaped recording
+  // (a big statement may skip kept blocks that are too small, or replace the last one).
+  const shape shapes[] = {
+      {3 * block_statements, 10, 10},       // several small blocks
+      {block_statements - 1, big, 10},      // block 0 full, then the big statement
+      {0, big, 2 * block_statements},       // big first
+      {10, 10, 10},                         // tiny
+      {block_statements + 5, big, block_statements},  // big in the middle of small ones
+      {3 * block_statements, 10, 10},       // back to the first
+  };
+  std::size_t reserved = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const shape& s : shapes) {
+      INFO("pass " << pass << ", shape chain " << s.chain << " elements " << s.elements << " tail " << s.tail);
+      const layout l = record(t, s.chain, s.elements, s.tail);
+      CHECK(t.statements() == 1 + s.chain + s.elements + 1 + s.tail);
+      CHECK(l.x.index() == 1);  // numbering restarts after reset()
+      check(t, l);
+      t.reset();
+      CHECK(t.statements() == 0);
+      CHECK(t.partials() == 0);
+      if (pass == 0) reserved = t.reserved_bytes();
+    }
+  // The second pass needed no memory beyond what the first had reserved.
+  CHECK(t.reserved_bytes() == reserved);
+}
+
+TEST_CASE("tape storage: reset() keeps memory and gives a new epoch", "[tape][storage]") {
+  etad::tape t;
+  const std::uint32_t e0 = t.epoch();
+  CHECK(t.reserved_bytes() == 0);  // nothing reserved before the first statement
+  const real x = t.variable(1.0);
+  const real y = x * 2.0;
+  (void)y;
+  const std::size_t reserved = t.reserved_bytes();
+  CHECK(reserved > 0);
+  t.reset();
+  CHECK(t.epoch() != e0);
+  CHECK(t.reserved_bytes() == reserved);
+  CHECK(t.statements() == 0);
+  t.clear();  // the same as reset()
+  CHECK(t.reserved_bytes() == reserved);
+  // Every tape gets its own epoch.
+  etad::tape other;
+  CHECK(other.epoch() != t.epoch());
+}
+
+TEST_CASE("tape storage: variables() in bulk, leading and not", "[tape][storage]") {
+  // Variables recorded before any other statement (the leading ones) are never visited by the
+  // sweep; variables recorded later are ordinary statements without partials. Both must get
+  // their gradients, in one call, in bulk or one by one, across blocks, before and after reset().
+  etad::tape t{etad::persistent};
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<double> v(block_statements + 100);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::vector<real> lead = t.variables(v);  // crosses a block boundary
+    REQUIRE(lead.size() == v.size());
+    CHECK(lead.front().index() == 1);
+    CHECK(lead.back().index() == v.size());
+    CHECK(t.statements() == v.size());
+    CHECK(t.partials() == 0);
+    const real one = t.variable(2.0);  // still leading
+    const real s = etad::sum(lead) * one;
+    std::array<real, 3> later;
+    t.variables(std::array{3.0, 4.0, 5.0}, later);  // after a statement: not leading
+    const real late_single = t.variable(6.0);
+    const real z = s * later[0] + later[1] * later[2] * late_single;
+    CHECK(later[0].index() == s.index() + 1);
+    CHECK(later[2].index() == later[0].index() + 2);
+    double total = 0;
+    for (const double e : v) total += e;
+    const auto g = t.gradient(z, lead[0], lead.back(), one, later[0], later[1], later[2], late_single);
+    CHECK(g[0] == 2.0 * 3.0);
+    CHECK(g[1] == 2.0 * 3.0);
+    CHECK(g[2] == Approx(total * 3.0).epsilon(1e-15));
+    CHECK(g[3] == Approx(total * 2.0).epsilon(1e-15));
+    CHECK(g[4] == 5.0 * 6.0);
+    CHECK(g[5] == 4.0 * 6.0);
+    CHECK(g[6] == 4.0 * 5.0);
+    // A leading variable as target and source; unconnected leading variables.
+    CHECK(t.gradient(lead[5], lead[5], lead[6]) == std::array{1.0, 0.0});
+    const std::vector<real> targets{later[1] * 2.0}, sources{lead[0], later[1]};
+    const auto none = t.gradients(targets, sources);
+    CHECK_FALSE(none[0].has_value());
+    CHECK(none[1] == 2.0);
+    t.reset();
+  }
+  std::array<real, 2> out;
+  CHECK_THROWS_AS(t.variables(std::array{1.0}, out), etad::error);
+}
+
+TEST_CASE("tape storage: the index space ends in an error, not a wrap", "[tape][storage]") {
+  // Indices are 32-bit and 0 means "constant", so at most 2^32 - 2 values fit (1 .. 2^32 - 2).
+  // Recording that many one by one takes minutes and ~100 GB; a bulk request for one more than
+  // fits is refused up front, before any block is allocated.
+  etad::detail::statement_store<double> store;
+  const std::size_t fits = std::numeric_limits<etad::detail::index_t>::max() - 1;  // 2^32 - 2
+  CHECK_THROWS_AS(store.append_empty(fits + 1), etad::error);
+  CHECK_THROWS_WITH(store.append_empty(std::size_t(1) << 40), Catch::Contains("reset()"));
+  CHECK(store.size() == 1);  // nothing was recorded
+  CHECK(store.reserved_bytes() == 0);
+  etad::detail::index_t defined = 0;
+  store.append(2, defined);
+  CHECK(defined == 1);
+  CHECK_THROWS_AS(store.append_empty(fits), etad::error);  // one is taken now
+}
