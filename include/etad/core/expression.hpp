@@ -69,6 +69,11 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
 
   constexpr node() = default;
   constexpr node(const Op& o, const Children&... c) : detail::flat_leaf<0, Op>{o}, children(c...) {}
+  // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
+  // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
+  // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster.
+  constexpr node(const node& o) : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
+  constexpr node& operator=(const node&) = default;
 
   /// The rule (with its parameters, if it has any).
   constexpr const Op& op() const noexcept { return this->ref(); }

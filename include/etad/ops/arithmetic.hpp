@@ -108,7 +108,14 @@ constexpr auto make_sum(const A& a, const B& b) {
 template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator+(const A& a, const B& b) {
-  return detail::make_sum(as_expression(a), as_expression(b));
+  // Expressions by reference, not through as_expression's copy: with more than a few constants
+  // g++ stopped scalarizing the copies of the growing sum (26x on a 10-term polynomial).
+  if constexpr (expression<A> && expression<B>)
+    return detail::make_sum(a, b);
+  else if constexpr (expression<A>)
+    return detail::make_sum(a, constant<B>{b});
+  else
+    return detail::make_sum(constant<A>{a}, b);
 }
 
 /// A difference whose left side is a sum or a difference extends a sum with a negated term, so
