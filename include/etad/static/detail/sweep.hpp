@@ -32,7 +32,7 @@ template <class E, class S>
 using value_t = typename value_type_of<E, S>::type;
 
 template <class E, std::size_t I>
-using child_t = boost::mp11::mp_at_c<typename E::children_types, I>;
+using child_t = child_t_of<E, I>;  // core/expression.hpp's, under the sweep's shorter name
 
 /// What a sweep stores for one occurrence of E: nothing for leaves and shared nodes (their
 /// values live in the inputs, the expression, or a slot), the value and the children's frames for
