@@ -22,7 +22,7 @@ Usage:
                         [--variants constants,input_only,pack] [--repeat N] [--keep DIR]
                         [--extra-flags "-ftime-report"] [--include DIR] [--timeout S]
                         [--max-memory-gib G]
-  tools/compile_time.py --emit K [--variant constants]    # print the expression's terms only
+  tools/compile_time.py --emit K [--variant constants] [--output FILE]   # the expression only
 The table reports wall and CPU time (user + system: what the compiler itself used, less
 disturbed by other load on a shared machine) and peak memory of the run with the least CPU time
 of --repeat runs, and the ratios of the two largest sizes (K=1000 / K=100 by default).
@@ -158,10 +158,19 @@ def main():
                     help="cap each compiler's address space (default 8 GiB; 0: no cap)")
     ap.add_argument("--emit", type=int, metavar="K", help="print the K-term expression and exit")
     ap.add_argument("--variant", default="constants", help="with --emit: " + " | ".join(VARIANTS))
+    ap.add_argument("--output", help="with --emit: write to this file instead of standard output "
+                    "(the test build generates tests' expressions this way)")
     args = ap.parse_args()
 
     if args.emit is not None:
-        print(expression(args.emit, args.variant, indent="    "))
+        if args.variant not in VARIANTS:
+            raise SystemExit(f"compile_time.py: unknown variant {args.variant!r}")
+        text = expression(args.emit, args.variant, indent="    ") + "\n"
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
         return 0
 
     if not os.path.exists("/usr/bin/time"):

@@ -2,6 +2,7 @@
 // node<Op, Children...>. Types only; evaluating and differentiating them lives in static/.
 #pragma once
 
+#include <etad/core/detail/expand.hpp>
 #include <etad/core/detail/flat_tuple.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -63,7 +64,7 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
   static constexpr bool input_only =
-      std::is_empty_v<Op> && (std::remove_cvref_t<Children>::input_only && ...);
+      std::is_empty_v<Op> && detail::all_v<std::remove_cvref_t<Children>::input_only...>;
 
   detail::flat_tuple<Children...> children;
 

@@ -87,14 +87,14 @@ constexpr void check_partials() {
 /// node<Rule, as_expression_t<Args>...>; with numbers only, the value computed at once.
 template <class Rule, class... A>
 constexpr auto apply(const Rule& rule, const A&... a) {
-  static_assert((detail::rule_argument_is_operand<Rule, A> && ...),
+  static_assert(detail::all_v<detail::rule_argument_is_operand<Rule, A>...>,
                 "etad: an argument of an op or rule is neither an etad expression nor a number "
                 "(bool does not count); pass an etad expression or a number such as 2.0");
   if constexpr (detail::has_fixed_arity<Rule>())
     static_assert(detail::rule_called_with_its_arity<Rule, sizeof...(A), Rule::arity>,
                   "etad: a rule was applied to a different number of arguments than its arity; "
                   "pass exactly `arity` arguments, or drop `arity` if the rule is variadic");
-  if constexpr ((expression<A> || ...))
+  if constexpr (detail::any_v<expression<A>...>)
     return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
   else
     return rule.value(a...);

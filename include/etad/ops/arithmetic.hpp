@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace etad {
@@ -17,13 +18,20 @@ namespace etad {
 /// rounding is that of the chain of binary additions). Domain everything. Each partial is 1.
 struct sum_op {
   static constexpr std::string_view name = "sum";
+  template <class X0, class... X>
+  static constexpr auto value(const X0& x0, const X&... x) {
+    if constexpr (sizeof...(X) < detail::max_fold) {
+      return (x0 + ... + x);
+    } else {
+      detail::common_t<X0, X...> r = x0;
+      detail::in_order({(r = r + x, 0)...});
+      return r;
+    }
+  }
   template <class... X>
-  static constexpr auto value(const X&... x) { return (... + x); }
-  template <class... X>
-  static constexpr auto partials(const X&... x) {
+  static constexpr auto partials([[maybe_unused]] const X&... x) {
     std::array<int, sizeof...(X) - 1> p{};  // the last argument is f
     p.fill(1);
-    ((void)x, ...);
     return p;
   }
 };

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace etad {
@@ -44,12 +45,20 @@ constexpr auto unpack(const pack<E...>& p, F&& f) {
 /// exact when some x_i are 0).
 struct prod_op {
   static constexpr std::string_view name = "prod";
-  template <class... X>
-  static constexpr auto value(const X&... x) { return (... * x); }
+  template <class X0, class... X>
+  static constexpr auto value(const X0& x0, const X&... x) {
+    if constexpr (sizeof...(X) < detail::max_fold) {
+      return (x0 * ... * x);
+    } else {
+      detail::common_t<X0, X...> r = x0;
+      detail::in_order({(r = r * x, 0)...});
+      return r;
+    }
+  }
   template <class... X>
   static constexpr auto partials(const X&... xf) {
     constexpr std::size_t n = sizeof...(X) - 1;  // the last argument is f
-    using T = std::common_type_t<X...>;
+    using T = detail::common_t<X...>;
     const std::array<T, n + 1> a{static_cast<T>(xf)...};
     std::array<T, n> p{};
     T prefix(1);
@@ -64,19 +73,21 @@ struct prod_op {
 /// Partials softmax(x)_i = exp(x_i - f).
 struct log_sum_exp_op {
   static constexpr std::string_view name = "log_sum_exp";
-  template <class... X>
-  static constexpr auto value(const X&... x) {
+  template <class X0, class... X>
+  static constexpr auto value(const X0& x0, const X&... x) {
     using std::exp, std::log;
-    using T = std::common_type_t<X...>;
-    T m = std::max({static_cast<T>(x)...});
+    using T = detail::common_t<X0, X...>;
+    T m = std::max({static_cast<T>(x0), static_cast<T>(x)...});
     if (!(m - m == 0)) m = 0;  // m = ±inf or NaN: shifting would give NaN; use the plain formula
-    return m + log((exp(static_cast<T>(x) - m) + ...));
+    T s = exp(static_cast<T>(x0) - m);
+    detail::in_order({(s = s + exp(static_cast<T>(x) - m), 0)...});
+    return m + log(s);
   }
   template <class... X>
   static constexpr auto partials(const X&... xf) {
     using std::exp;
     constexpr std::size_t n = sizeof...(X) - 1;
-    using T = std::common_type_t<X...>;
+    using T = detail::common_t<X...>;
     const std::array<T, n + 1> a{static_cast<T>(xf)...};
     std::array<T, n> p{};
     for (std::size_t i = 0; i < n; ++i) p[i] = exp(a[i] - a[n]);

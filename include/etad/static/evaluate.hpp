@@ -40,8 +40,8 @@ using is_active_q = boost::mp11::mp_bool<scalar_of<E>::active>;
 
 template <class Op, class... C>
 struct scalar_of<node<Op, C...>> {
-  static constexpr bool active = (scalar_of<C>::active || ...);
-  static constexpr bool has_placeholder = (scalar_of<C>::has_placeholder || ...);
+  static constexpr bool active = any_v<scalar_of<C>::active...>;
+  static constexpr bool has_placeholder = any_v<scalar_of<C>::has_placeholder...>;
   using children = boost::mp11::mp_list<C...>;
   using first_active = boost::mp11::mp_at<
       children, boost::mp11::mp_min<boost::mp11::mp_find_if<children, is_active_q>,

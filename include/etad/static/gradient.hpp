@@ -69,15 +69,15 @@ constexpr auto trace(F& f) {
 template <class R>
 concept multiple_outputs = !operand<R> && requires { std::tuple_size<R>::value; };
 
-// Every output of f as a flat_tuple of expressions.
+// Every output of f as a flat_list of expressions.
 template <class R>
 constexpr auto output_roots(const R& r) {
   if constexpr (multiple_outputs<R>) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return flat_tuple<as_expression_t<std::tuple_element_t<I, R>>...>{as_expression(std::get<I>(r))...};
+      return flat_list<as_expression_t<std::tuple_element_t<I, R>>...>{as_expression(std::get<I>(r))...};
     }(std::make_index_sequence<std::tuple_size_v<R>>{});
   } else {
-    return flat_tuple<as_expression_t<R>>{as_expression(r)};
+    return flat_list<as_expression_t<R>>{as_expression(r)};
   }
 }
 
@@ -104,21 +104,33 @@ consteval void check_inputs() {
   static_assert(sizeof...(X) > 0,
                 "etad: no inputs were given to differentiate with respect to; pass at least one "
                 "floating-point input after f, e.g. etad::gradient(f, 2.0)");
-  static_assert((is_differentiable_input_v<X> && ...),
+  static_assert(all_v<is_differentiable_input_v<X>...>,
                 "etad: every input must be a floating-point number (float, double or long "
                 "double); an integer or other type cannot be differentiated, so write 2.0, not 2");
 }
 
+/// The key of a traced function: f's type and its number of inputs stand for the expression type
+/// f returns. A sweep and all the functions it instantiates are named by their key; this key is
+/// short however long the expression is (mangled names were quadratic in the number of terms
+/// when the sweep was named by its list of shared subexpressions).
+template <class F, std::size_t N>
+struct traced {
+  using roots = decltype(output_roots(trace<N>(std::declval<F&>())));
+  template <std::size_t... I, class... E>
+  static shared_t<E...> slots_of(const flat_tuple_impl<std::index_sequence<I...>, E...>&);
+  using slots = decltype(slots_of(std::declval<const roots&>()));
+};
+
 /// One traced program: roots, their frames, and a sweep at a point.
-template <class S, std::size_t N, class Roots>
+template <class S, std::size_t N, class Key, class Roots = typename Key::roots>
 struct program;
 
-template <class S, std::size_t N, std::size_t... I, class... E>
-struct program<S, N, flat_tuple_impl<std::index_sequence<I...>, E...>> {
+template <class S, std::size_t N, class Key, std::size_t... I, class... E>
+struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   static constexpr std::size_t outputs = sizeof...(E);
-  flat_tuple<E...> roots;
-  sweep_for<S, N, E...> sw{};
-  flat_tuple<frame<E, S>...> frames{};
+  flat_list<E...> roots;
+  sweep<S, N, Key> sw{};
+  flat_list<frame<E, S>...> frames{};
 
   constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
     sw.x = x;
@@ -133,7 +145,8 @@ struct program<S, N, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
     // An output with seed 0 pushes nothing (not 0 * partial, which is NaN at an infinite partial):
     // a Jacobian row is then exactly the gradient of its own output.
-    ((seed[I] != S(0) ? sw.backward(get<I>(roots), get<I>(frames), seed[I]) : void()), ...);
+    in_order({((seed[I] != S(0) ? sw.backward(get<I>(roots), get<I>(frames), seed[I]) : void()),
+               0)...});
     sw.backward_slots();
     return sw.grad;
   }
@@ -148,8 +161,8 @@ template <class S, std::size_t N, class F>
 constexpr auto make_program(F& f) {
   using R = decltype(trace<N>(f));
   check_outputs<R>();
-  auto roots = output_roots(trace<N>(f));
-  return program<S, N, decltype(roots)>{roots};
+  using Key = traced<F, N>;
+  return program<S, N, Key>{output_roots(trace<N>(f))};
 }
 
 template <class R, class S, std::size_t M>

@@ -4,6 +4,7 @@
 // and tangent sweeps are unrolled by the compiler: no tape, no heap, no virtual call.
 #pragma once
 
+#include <etad/core/detail/expand.hpp>
 #include <etad/core/expression.hpp>
 #include <etad/core/rule.hpp>
 #include <etad/static/detail/shared.hpp>
@@ -31,8 +32,19 @@ struct value_type_of<node<Op, C...>, S> {
 template <class E, class S>
 using value_t = typename value_type_of<E, S>::type;
 
-template <class E, std::size_t I>
-using child_t = child_t_of<E, I>;  // core/expression.hpp's, under the sweep's shorter name
+/// What a sweep stores for one occurrence of E: nothing for leaves and shared nodes (their
+/// values live in the inputs, the expression, or a slot), the value and the children's frames for
+/// other nodes.
+template <class E, class S>
+struct frame;
+
+/// The frames of a node's children, side by side.
+template <class E, class S>
+struct kids_of;
+template <class Op, class... C, class S>
+struct kids_of<node<Op, C...>, S> {
+  using type = flat_tuple<frame<C, S>...>;
+};
 
 /// What a sweep stores for one occurrence of E: nothing for leaves and shared nodes (their
 /// values live in the inputs, the expression, or a slot), the value and the children's frames for
@@ -44,7 +56,7 @@ template <class Op, class... C, class S>
   requires(!node<Op, C...>::input_only)
 struct frame<node<Op, C...>, S> {
   value_t<node<Op, C...>, S> v{};
-  flat_tuple<frame<C, S>...> kids{};
+  typename kids_of<node<Op, C...>, S>::type kids{};
 };
 
 /// An active leaf's frame accumulates the adjoint of that one occurrence. It starts at -0.0, the
@@ -58,22 +70,36 @@ struct frame<L, S> {
 template <class F>
 inline constexpr F empty_frame{};
 
-template <class S, std::size_t N, class Shared>
-struct sweep;
+// Below a shared (input-only) node every frame is empty: this stands in for its children's.
+template <class E, class S>
+inline constexpr typename kids_of<E, S>::type empty_kids{};
+
+/// The key of a sweep over explicitly given roots (a tape statement, evaluate()). A sweep is
+/// named by its key, and every function the sweep instantiates carries that name: the key must
+/// stay short even when the roots are huge types, so the static front doors use the traced
+/// function's type as key instead (static/gradient.hpp).
+template <class... Roots>
+struct roots_key {
+  using slots = shared_t<Roots...>;
+};
 
 /// A sweep at one point: inputs x, input adjoints grad, input tangents dx, and per shared slot a
-/// value, an adjoint, a reached flag and a tangent.
-template <class S, std::size_t N, class... Sh>
-struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
-  static constexpr std::size_t slots = sizeof...(Sh);
-  using slot_list = boost::mp11::mp_list<Sh...>;
+/// value, an adjoint, a reached flag and a tangent. Key::slots lists the shared nodes.
+template <class S, std::size_t N, class Key>
+struct sweep {
+  using slot_list = typename Key::slots;
+  static constexpr std::size_t slots = boost::mp11::mp_size<slot_list>::value;
+  using slot_lookup = slot_map<slot_list>;
   template <class E>
-  static constexpr std::size_t slot = slot_of<E, slot_list>::value;
+  static constexpr std::size_t slot = slot_of_v<E, slot_lookup>;
+
+  template <class... Sh>
+  static flat_tuple<value_t<Sh, S>...> slot_values_type(boost::mp11::mp_list<Sh...>);
 
   std::array<S, N> x{};
   std::array<S, N> grad{};
   std::array<S, N> dx{};
-  flat_tuple<value_t<Sh, S>...> slot_value{};
+  decltype(slot_values_type(slot_list{})) slot_value{};
   // Adjoints start at -0.0, the identity of +: the first contribution then compiles to a move.
   std::array<S, slots> slot_adjoint = filled(-S(0));
   // A slot below a gated edge (select, min, ...) may get no contribution: it must then push
@@ -89,12 +115,14 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   }
 
   // --- frames of children -------------------------------------------------------------------
-  template <std::size_t I, class E>
-  static constexpr const auto& kid(const frame<E, S>& fr) {
+  // One function per node, not one per child: a node of a thousand children must not
+  // instantiate a thousand functions whose names carry its type.
+  template <class E>
+  static constexpr const auto& kids(const frame<E, S>& fr) {
     if constexpr (E::input_only)
-      return empty_frame<frame<child_t<E, I>, S>>;
+      return empty_kids<E, S>;
     else
-      return get<I>(fr.kids);
+      return fr.kids;
   }
 
   // --- values -------------------------------------------------------------------------------
@@ -114,15 +142,16 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   }
 
   constexpr void forward_slots() {
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>)), ...);
-    }(std::make_index_sequence<slots>{});
+    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) {
+      in_order({(get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
+    }(slot_list{}, std::make_index_sequence<slots>{});
   }
 
   template <class E>
   constexpr value_t<E, S> node_value(const E& e, const frame<E, S>& fr) const {
+    const auto& k = kids(fr);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return static_cast<value_t<E, S>>(e.op().value(value(get<I>(e.children), kid<I>(fr))...));
+      return static_cast<value_t<E, S>>(e.op().value(value(get<I>(e.children), get<I>(k))...));
     }(std::make_index_sequence<E::arity>{});
   }
 
@@ -131,7 +160,7 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
     if constexpr (is_node_v<E> && !E::input_only) {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (forward(get<I>(e.children), get<I>(fr.kids)), ...);
+        in_order({(forward(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
       fr.v = node_value(e, fr);
     }
@@ -142,9 +171,10 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   template <class E, class F>
   constexpr void for_each_partial(const E& e, const frame<E, S>& fr, F&& f) const {
     using Op = typename E::op_type;
+    const auto& k = kids(fr);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       constexpr bool has_partials = requires {
-        e.op().partials(value(get<I>(e.children), kid<I>(fr))..., value(e, fr));
+        e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
       };
       static_assert(has_partials,
                     "etad: a differentiable rule has no partials() callable with its argument "
@@ -152,18 +182,41 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
                     "per argument, or declare `static constexpr bool differentiable = false;`");
       if constexpr (!has_partials) return;  // the assertion said it all; avoid follow-on errors
       else {
-      const auto p = e.op().partials(value(get<I>(e.children), kid<I>(fr))..., value(e, fr));
+      const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
       check_partials<Op, E::arity, decltype(p)>();
       if constexpr (is_gated_v<Op>) {
-        const auto g = e.op().gate(value(get<I>(e.children), kid<I>(fr))..., value(e, fr));
+        const auto g = e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
         check_gate<Op, E::arity, decltype(g)>();
-        ((g[I] ? f(get<I>(e.children), kid<I>(fr), static_cast<S>(std::get<I>(p))) : void()), ...);
+        in_order({(g[I] ? f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p)))
+                        : void(),
+                   0)...});
       } else {
-        (f(get<I>(e.children), kid<I>(fr), static_cast<S>(std::get<I>(p))), ...);
+        in_order({(f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p))), 0)...});
       }
       }
     }(std::make_index_sequence<E::arity>{});
   }
+
+  // What for_each_partial does with each (child, child's frame, partial). Named classes rather
+  // than lambdas: a lambda's name includes the function it is written in, whose name includes
+  // the node's type, so a node of n children would instantiate n functions with names of size n.
+  struct push_adjoint {
+    sweep* self;
+    S adj;
+    template <class C>
+    constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
+      self->backward(c, cf, adj * p);
+    }
+  };
+  struct add_tangent {
+    const sweep* self;
+    S* t;
+    template <class C>
+    constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
+      const S tc = self->tangent(c, cf);
+      if (tc != S(0)) *t += p * tc;
+    }
+  };
 
   /// Adds adj * d(e)/d(inputs) into grad (or into the slots that e reaches).
   template <class E>
@@ -180,14 +233,14 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
       slot_adjoint[slot<E>] += adj;
       reached[slot<E>] = true;
     } else {
-      for_each_partial(e, fr, [&](const auto& c, const auto& cf, const S& p) { backward(c, cf, adj * p); });
+      for_each_partial(e, fr, push_adjoint{this, adj});
     }
   }
 
   /// After the tree's backward sweep: push the slots' adjoints to their children, last first.
   constexpr void backward_slots() {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (backward_slot<slots - 1 - K>(), ...);
+      in_order({(backward_slot<slots - 1 - K>(), 0)...});
     }(std::make_index_sequence<slots>{});
   }
 
@@ -196,9 +249,7 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
     using E = boost::mp11::mp_at_c<slot_list, K>;
     if constexpr (is_differentiable_v<typename E::op_type>) {
       if (!reached[K]) return;
-      const S a = slot_adjoint[K];
-      for_each_partial(E{}, empty_frame<frame<E, S>>,
-                       [&](const auto& c, const auto& cf, const S& p) { backward(c, cf, a * p); });
+      for_each_partial(E{}, empty_frame<frame<E, S>>, push_adjoint{this, slot_adjoint[K]});
     }
   }
 
@@ -222,10 +273,7 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
     S t = -S(0);  // identity of +, folded away by the compiler
     // A zero tangent contributes nothing, not p * 0 (NaN at an infinite partial): a jvp in a unit
     // direction is then exactly that component of the gradient.
-    for_each_partial(e, fr, [&](const auto& c, const auto& cf, const S& p) {
-      const S tc = tangent(c, cf);
-      if (tc != S(0)) t += p * tc;
-    });
+    for_each_partial(e, fr, add_tangent{this, &t});
     return t;
   }
 
@@ -238,13 +286,13 @@ struct sweep<S, N, boost::mp11::mp_list<Sh...>> {
   }
 
   constexpr void tangent_slots() {
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((slot_tangent[K] = slot_own_tangent<Sh>()), ...);
-    }(std::make_index_sequence<slots>{});
+    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) {
+      in_order({(slot_tangent[K] = slot_own_tangent<Sh>(), 0)...});
+    }(slot_list{}, std::make_index_sequence<slots>{});
   }
 };
 
 template <class S, std::size_t N, class... Roots>
-using sweep_for = sweep<S, N, shared_t<Roots...>>;
+using sweep_for = sweep<S, N, roots_key<Roots...>>;
 
 }  // namespace etad::detail
