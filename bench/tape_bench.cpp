@@ -2,8 +2,9 @@
 // against the plain function (value), the hand-written gradient (handwritten) and, for chain,
 // etad::gradient without a tape (etad_static). Names: <problem>:<implementation>/<size>.
 // Variants of etad_tape: etad_tape_scalar (reductions written element by element),
-// etad_tape_fused (the single-statement APIs: map_sum, quadratic_form, matvec) and
-// etad_tape_gradients (sum through the allocating gradients() instead of gradient(..., out)).
+// etad_tape_fused (the single-statement APIs: map_sum, quadratic_form, map_sum with rows_times),
+// etad_tape_matvec (regression with matvec, then map_sum) and etad_tape_gradients (sum through
+// the allocating gradients() instead of gradient(..., out)).
 // The peers (ADOL-C, Sacado) are registered from bench/tape_peers_bench.cpp, through
 // register_peer_benchmarks(), so that their rows follow etad's, problem by problem.
 #include "problems/all.hpp"
@@ -70,6 +71,14 @@ void etad_tape_fused(benchmark::State& state) {
 }
 
 template <class P>
+void etad_tape_matvec(benchmark::State& state) {
+  P p(std::size_t(state.range(0)));
+  etad_workspace ws;
+  time_gradient(state, "etad_tape_matvec", p,
+                [&](std::span<double> g) { return p.etad_tape_matvec(ws, g); });
+}
+
+template <class P>
 void etad_tape_gradients(benchmark::State& state) {
   P p(std::size_t(state.range(0)));
   etad_workspace ws;
@@ -99,6 +108,10 @@ const bool registered = [] {
                     p.etad_tape_fused(ws, g);
                   })
       add<P>("etad_tape_fused", etad_tape_fused<P>);
+    if constexpr (requires(const P& p, etad_workspace& ws, std::span<double> g) {
+                    p.etad_tape_matvec(ws, g);
+                  })
+      add<P>("etad_tape_matvec", etad_tape_matvec<P>);
     if constexpr (requires(const P& p, etad_workspace& ws, std::span<double> g) {
                     p.etad_tape_gradients(ws, g);
                   })

@@ -10,13 +10,16 @@
 //                          the etad_tape_scalar and etad_tape_fused variants
 //   tape_memory run PROBLEM IMPL SIZE ITERATIONS
 //                          evaluates one implementation (value, handwritten, etad_static,
-//                          etad_tape, etad_tape_scalar, etad_tape_fused, etad_tape_gradients,
+//                          etad_tape, etad_tape_scalar, etad_tape_fused, etad_tape_matvec,
+//                          etad_tape_gradients,
 //                          adolc) ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf
 //
-// etad's tape memory is that of include/etad/tape/detail/storage.hpp: per partial a T and an
-// index_t (8 + 4 bytes for double), per statement one index_t (the end of its partials), so
-// bytes = 12 partials + 4 statements; variables are statements of no partials.
+// etad's tape memory is that of include/etad/tape/detail/storage.hpp, as tape.used_bytes()
+// reports it: per stored partial a T and an index_t (8 + 4 bytes for double), per stored
+// statement one index_t (the end of its partials). Range statements (a reduction over consecutive
+// variables) store a 2-slot header instead of one index per input, and no partials when they are
+// all equal (sum); the leading variables store nothing. "partials" counts one per input.
 #include "../bench/problems/all.hpp"
 #if ETAD_BENCH_HAVE_ADOLC
 #include "../bench/problems/adolc.hpp"
@@ -77,7 +80,7 @@ void report_row(P& p, const std::string& name, Eval&& eval, bool with_adolc) {
   const double v = eval(ws, std::span<double>(g));  // its recording stays (reset comes first)
   check_or_abort(name, v_h, g_h, v, g);
   const double statements = double(ws.tape.statements()), partials = double(ws.tape.partials());
-  const double bytes = 12 * partials + 4 * statements;
+  const double bytes = double(ws.tape.used_bytes());
   const double ops = p.scalar_ops();
   const std::size_t etad_allocs = steady_allocations([&] { sink(eval(ws, std::span<double>(g))); });
   const std::size_t hand_allocs = steady_allocations([&] { sink(p.handwritten(g)); });
@@ -113,6 +116,9 @@ void report(long size) {
   if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_fused(ws, g); })
     report_row(p, name + " (fused)",
                [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_fused(ws, g); }, false);
+  if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_matvec(ws, g); })
+    report_row(p, name + " (matvec)",
+               [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_matvec(ws, g); }, false);
 }
 
 int table() {
@@ -165,6 +171,12 @@ int run_one(std::string_view impl, long size, long iterations) {
     if (impl == "etad_tape_fused") {
       check(p.etad_tape_fused(ws, g));
       return loop([&] { return p.etad_tape_fused(ws, g); });
+    }
+  }
+  if constexpr (requires { p.etad_tape_matvec(ws, g); }) {
+    if (impl == "etad_tape_matvec") {
+      check(p.etad_tape_matvec(ws, g));
+      return loop([&] { return p.etad_tape_matvec(ws, g); });
     }
   }
   if constexpr (requires { p.etad_tape_gradients(ws, g); }) {

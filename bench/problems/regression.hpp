@@ -3,8 +3,9 @@
 //   f(w, b, sigma) = -1/2 sum_i ((y_i - x_i . w - b) / sigma)^2 - n log sigma
 //                    - 1/2 sum_j w_j^2 - 1/2 b^2                 (N(0, 1) priors on w and b)
 // gradient with respect to all P + 2 parameters (w, then b, then sigma). etad_tape: one dot(x_i, w)
-// statement and one statement for the residual per observation; etad_tape_fused: etad::matvec
-// for X w, then etad::map_sum for the likelihood (one statement).
+// statement and one statement for the residual per observation; etad_tape_fused: etad::map_sum
+// with etad::rows_times(X, w) (the whole likelihood as one statement); etad_tape_matvec:
+// etad::matvec for X w, then etad::map_sum for the likelihood.
 #pragma once
 
 #include "common.hpp"
@@ -114,7 +115,7 @@ public:
   }
   // mu = X w by etad::matvec (one statement per observation), then the likelihood by
   // etad::map_sum (one statement of n + 2 partials).
-  double etad_tape_fused(etad_workspace& ws, std::span<double> g) const {
+  double etad_tape_matvec(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
     t.reset();
     ws.a.resize(inputs().size());
@@ -131,6 +132,29 @@ public:
         y_, mu, b, sigma);
     const etad::real<double> lp =
         ll - double(observations) * log(sigma) - 0.5 * etad::squared_norm(w) - 0.5 * b * b;
+    t.gradient(lp, ws.a, g);
+    return lp.value();
+  }
+  // etad::map_sum with rows_times(X, w): the whole likelihood as one statement of P + 2
+  // partials, X w and X^T r computed row by row inside map_sum's loop (X read once, as
+  // handwritten() does).
+  double etad_tape_fused(etad_workspace& ws, std::span<double> g) const {
+    auto& t = ws.tape;
+    t.reset();
+    ws.a.resize(inputs().size());
+    t.variables(inputs(), ws.a);
+    const std::span<const etad::real<double>> w(ws.a.data(), p_);
+    const etad::real<double>& b = ws.a[p_];
+    const etad::real<double>& sigma = ws.a[p_ + 1];
+    const etad::real<double> inv = 1.0 / sigma;
+    const etad::real<double> ss = etad::map_sum(
+        [](auto y, auto m, auto b, auto i) {
+          const auto r = (y - m - b) * i;
+          return r * r;
+        },
+        y_, etad::rows_times(x_, w), b, inv);
+    const etad::real<double> lp =
+        -0.5 * ss - double(observations) * log(sigma) - 0.5 * etad::squared_norm(w) - 0.5 * b * b;
     t.gradient(lp, ws.a, g);
     return lp.value();
   }

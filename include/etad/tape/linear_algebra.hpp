@@ -44,14 +44,20 @@ auto quadratic_form(const M& matrix, const R& range) {
   ax.assign(n, T(0));
   atx.assign(n, T(0));
   T value(0);
+  T* atxp = atx.data();
   for (std::size_t i = 0; i < n; ++i) {
     const auto* row = a + i * n;
-    T s(0);
-    for (std::size_t j = 0; j < n; ++j) s += static_cast<T>(row[j]) * xv[j];  // (A x)_i
-    ax[i] = s;
-    value += xv[i] * s;
     const T xi = xv[i];
-    for (std::size_t j = 0; j < n; ++j) atx[j] += static_cast<T>(row[j]) * xi;  // (A^T x)_j
+    T s(0);
+    // (A x)_i and (A^T x) += x_i A_i. in one pass over the row: the accumulation into A^T x
+    // overlaps the latency of the dot product's additions.
+    for (std::size_t j = 0; j < n; ++j) {
+      const T aij = static_cast<T>(row[j]);
+      s += aij * xv[j];
+      atxp[j] += aij * xi;
+    }
+    ax[i] = s;
+    value += xi * s;
   }
   return detail::vector_statement<T>(x, value, [&](T* p) {
     for (std::size_t i = 0; i < n; ++i) p[i] = ax[i] + atx[i];

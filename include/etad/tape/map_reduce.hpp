@@ -3,6 +3,9 @@
 // computes the value and the partials for every active input in one pass, so the statement holds
 // one partial per active scalar (plus one per element of a range of reals), whatever N is:
 //   real nll = map_sum([](auto y, auto mu, auto s) { return pow((y - mu) / s, 2); }, data, mu, s);
+// An argument rows_times(X, w) is the vector X w, computed row by row inside the same loop: its
+// partials for w (X^T times the element partials) are accumulated there, as a hand-written
+// gradient would, so the statement has one partial per element of w whatever the number of rows.
 #pragma once
 
 #include <etad/core/error.hpp>
@@ -11,6 +14,7 @@
 #include <etad/tape/reduce.hpp>
 #include <etad/tape/tape.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <ranges>
@@ -26,6 +30,18 @@ namespace detail {
 template <class A>
 concept broadcast_range = std::ranges::contiguous_range<A> && std::ranges::sized_range<A>;
 
+/// What rows_times(X, w) returns: X (rows x cols, row-major numbers N) and w (cols reals).
+template <class T, class N>
+struct rows_times_t {
+  const N* matrix;
+  std::size_t rows, cols;
+  std::span<const real<T>> w;
+};
+template <class A>
+inline constexpr bool is_rows_times_v = false;
+template <class T, class N>
+inline constexpr bool is_rows_times_v<rows_times_t<T, N>> = true;
+
 template <class A>
 struct broadcast_element {
   using type = A;
@@ -33,6 +49,10 @@ struct broadcast_element {
 template <broadcast_range A>
 struct broadcast_element<A> {
   using type = std::remove_cv_t<std::ranges::range_value_t<A>>;
+};
+template <class T, class N>
+struct broadcast_element<rows_times_t<T, N>> {
+  using type = real<T>;
 };
 template <class A>
 using broadcast_element_t = typename broadcast_element<A>::type;
@@ -51,6 +71,49 @@ struct map_scalar<A...> {
   using type = typename boost::mp11::mp_at<list, boost::mp11::mp_find_if<list, real_t>>::value_type;
 };
 
+// The values of a range of reals, gathered into contiguous storage so that loops over them
+// vectorize (one buffer per thread and slot; reused, so no allocation in steady state).
+template <class T, std::size_t Slot>
+std::span<const T> gathered_values(std::span<const real<T>> x) {
+  thread_local std::vector<T> v;
+  v.resize(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) v[i] = x[i].value();
+  return v;
+}
+
+/// Records one statement from gathered inputs and partials (same order). The last `tail`
+/// inputs (one range argument's) are stored as a range when their indices are consecutive.
+/// Returns a constant when nothing is on a tape.
+template <class T>
+real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> partials,
+                           const T& value, std::size_t tail) {
+  const std::size_t n = inputs.size(), head = n - tail;
+  basic_tape<T>* t = basic_tape<T>::current();
+  range_info info = scan_range<T>(inputs.subspan(head), t, [](std::size_t, const T&) {});
+  if (head != 0) {
+    const range_info front = scan_range<T>(inputs.first(head), t, [](std::size_t, const T&) {});
+    info.any = info.any || front.any;
+  }
+  if (!info.any) return real<T>(value);
+  if (t == nullptr) no_tape_for_reduction<T>();
+  index_t defined;
+  if (info.contiguous && tail != 0) {
+    auto slot = t->record_range(head, info.first, tail, false, T(0), defined);
+    for (std::size_t q = 0; q < head; ++q) {
+      slot.partial[q] = partials[q];
+      slot.input[q] = inputs[q].index();
+    }
+    std::copy_n(partials.data() + head, tail, slot.range);
+  } else {
+    auto slot = t->record(n, defined);
+    for (std::size_t q = 0; q < n; ++q) {
+      slot.partial[q] = partials[q];
+      slot.input[q] = inputs[q].index();
+    }
+  }
+  return recorded_real<T>(value, defined, t->epoch());
+}
+
 template <class T, class A>
 T element_value(const A& a, std::size_t i) {
   if constexpr (broadcast_range<A>) {
@@ -68,16 +131,35 @@ T element_value(const A& a, std::size_t i) {
 
 }  // namespace detail
 
+/// rows_times(X, w): the vector X w (X: a constant matrix, row-major, rows x w.size() numbers;
+/// w: reals), as an argument of map_sum, which computes element i = X_i . w inside its loop and
+/// accumulates the partials for w there. X is read during the map_sum call only (nothing on the
+/// tape refers to it). Regression: map_sum(f, y, rows_times(X, w), b, sigma).
+template <class M, detail::real_range R>
+  requires detail::number_range<M, typename detail::real_of<R>::value_type>
+auto rows_times(const M& matrix, const R& w) {
+  using T = typename detail::real_of<R>::value_type;
+  using N = std::remove_cv_t<std::ranges::range_value_t<M>>;
+  const std::size_t cols = std::ranges::size(w), size = std::ranges::size(matrix);
+  if (cols == 0 || size % cols != 0)
+    throw error("etad: rows_times needs a matrix of rows x n entries (row-major) for n = " +
+                std::to_string(cols) + " reals, but the matrix has " + std::to_string(size) +
+                " entries; pass the matrix row-major with rows * n entries");
+  return detail::rows_times_t<T, N>{std::ranges::data(matrix), size / cols, cols,
+                                    std::span<const real<T>>(std::ranges::data(w), cols)};
+}
+
 /// map_sum(f, a, b, ...): sum over i of f(a[i], b[i], ...), where each argument is a contiguous
-/// range (of numbers or of reals; all ranges of one length n >= 0) or a scalar (a number or a
-/// real) broadcast to every i. Recorded as one statement: one partial per scalar real and one per
-/// element of each range of reals. With no real anywhere it is just a number (as a constant).
+/// range (of numbers or of reals; all ranges of one length n >= 0), rows_times(X, w) (a range of
+/// length rows(X)), or a scalar (a number or a real) broadcast to every i. Recorded as one
+/// statement: one partial per scalar real, one per element of each range of reals, one per element
+/// of each rows_times' w. With no real anywhere it is just a number (as a constant).
 template <class F, class... A>
 auto map_sum(F f, const A&... args) {
   using T = typename detail::map_scalar<detail::broadcast_element_t<A>...>::type;
   constexpr std::size_t k = sizeof...(A);
   static_assert(k > 0, "etad: map_sum needs at least one argument after the function");
-  static_assert((detail::broadcast_range<A> || ...),
+  static_assert(((detail::broadcast_range<A> || detail::is_rows_times_v<A>) || ...),
                 "etad: map_sum needs at least one range argument to map over; for scalars only, "
                 "call the function directly");
 
@@ -85,8 +167,13 @@ auto map_sum(F f, const A&... args) {
   std::size_t n = 0;
   bool first = true;
   auto length = [&](const auto& a) {
-    if constexpr (detail::broadcast_range<std::remove_cvref_t<decltype(a)>>) {
-      const std::size_t m = std::ranges::size(a);
+    using X = std::remove_cvref_t<decltype(a)>;
+    if constexpr (detail::broadcast_range<X> || detail::is_rows_times_v<X>) {
+      std::size_t m;
+      if constexpr (detail::is_rows_times_v<X>)
+        m = a.rows;
+      else
+        m = std::ranges::size(a);
       if (!first && m != n)
         throw error("etad: map_sum over ranges of different lengths (" + std::to_string(n) +
                     " and " + std::to_string(m) + "); give ranges of equal length");
@@ -100,6 +187,8 @@ auto map_sum(F f, const A&... args) {
   constexpr std::array<bool, k> scalar_real{(!detail::broadcast_range<A> && detail::is_real_v<A>)...};
   constexpr std::array<bool, k> range_real{
       (detail::broadcast_range<A> && detail::is_real_v<detail::broadcast_element_t<A>>)...};
+  constexpr std::size_t rows_count = (std::size_t(detail::is_rows_times_v<A>) + ...);
+  static_assert(rows_count <= 1, "etad: map_sum takes at most one rows_times argument");
 
   auto program = detail::make_program<T, k>(f);
   static_assert(decltype(program)::outputs == 1, "etad: map_sum's function must return one value");
@@ -110,9 +199,37 @@ auto map_sum(F f, const A&... args) {
   thread_local std::vector<T> range_partial;  // reused: no allocation in steady state
   range_partial.resize(range_inputs);
 
+  // rows_times: w's values (contiguous, for the dot products) and its partials X^T g.
+  const std::span<const real<T>>* w = nullptr;
+  std::size_t cols = 0;
+  auto find_rows = [&](const auto& a) {
+    if constexpr (detail::is_rows_times_v<std::remove_cvref_t<decltype(a)>>) {
+      w = &a.w;
+      cols = a.cols;
+    }
+  };
+  (find_rows(args), ...);
+  thread_local std::vector<T> w_partial;
+  std::span<const T> wv;
+  if constexpr (rows_count != 0) {
+    wv = detail::gathered_values<T, 0>(*w);
+    w_partial.assign(cols, T(0));
+  }
+
   T total(0);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::array<T, k> x{detail::element_value<T>(args, i)...};
+    auto value_of = [&](const auto& a) -> T {
+      using X = std::remove_cvref_t<decltype(a)>;
+      if constexpr (detail::is_rows_times_v<X>) {
+        const auto* row = a.matrix + i * cols;
+        T d(0);
+        for (std::size_t c = 0; c < cols; ++c) d += static_cast<T>(row[c]) * wv[c];
+        return d;
+      } else {
+        return detail::element_value<T>(a, i);
+      }
+    };
+    const std::array<T, k> x{value_of(args)...};
     total += program.forward(x)[0];
     program.reset_adjoints();
     const std::array<T, k> g = program.backward({T(1)});
@@ -124,30 +241,55 @@ auto map_sum(F f, const A&... args) {
         offset += n;
       }
     }
+    if constexpr (rows_count != 0) {
+      // w's partials: += g * X_i (the hand-written AXPY).
+      auto axpy = [&](const auto& a, const T& gj) {
+        if constexpr (detail::is_rows_times_v<std::remove_cvref_t<decltype(a)>>) {
+          const auto* row = a.matrix + i * cols;
+          T* wp = w_partial.data();
+          for (std::size_t c = 0; c < cols; ++c) wp[c] += gj * static_cast<T>(row[c]);
+        }
+      };
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        (axpy(args, g[J]), ...);
+      }(std::make_index_sequence<k>{});
+    }
   }
 
-  // Gather the active inputs in statement order: scalar reals, then each range of reals.
+  // Gather the active inputs and partials in statement order: scalar reals, then each range of
+  // reals, then rows_times' w (the last one is stored as a range when it is contiguous).
   thread_local std::vector<real<T>> inputs;
+  thread_local std::vector<T> partials;
   inputs.clear();
+  partials.clear();
+  for (std::size_t j = 0; j < k; ++j)
+    if (scalar_real[j]) partials.push_back(scalar_partial[j]);
+  partials.insert(partials.end(), range_partial.begin(), range_partial.end());
+  std::size_t tail = 0;
   auto gather = [&](const auto& a) {
     using X = std::remove_cvref_t<decltype(a)>;
-    if constexpr (detail::broadcast_range<X>) {
-      if constexpr (detail::is_real_v<detail::broadcast_element_t<X>>)
+    if constexpr (detail::is_rows_times_v<X>) {
+      inputs.insert(inputs.end(), a.w.begin(), a.w.end());
+      tail = a.w.size();
+    } else if constexpr (detail::broadcast_range<X>) {
+      if constexpr (detail::is_real_v<detail::broadcast_element_t<X>>) {
         inputs.insert(inputs.end(), std::ranges::begin(a), std::ranges::end(a));
+        tail = std::ranges::size(a);
+      }
     } else if constexpr (detail::is_real_v<X>) {
       inputs.push_back(a);
     }
   };
-  // Scalars first, then ranges, matching the partials' order below.
-  ([&] { if constexpr (!detail::broadcast_range<A>) gather(args); }(), ...);
+  // Scalars first, then ranges, then rows_times, matching the partials' order.
+  ([&] {
+    if constexpr (!detail::broadcast_range<A> && !detail::is_rows_times_v<A>) gather(args);
+  }(), ...);
   ([&] { if constexpr (detail::broadcast_range<A>) gather(args); }(), ...);
-
-  return detail::vector_statement<T>(std::span<const real<T>>(inputs), total, [&](T* p) {
-    std::size_t q = 0;
-    for (std::size_t j = 0; j < k; ++j)
-      if (scalar_real[j]) p[q++] = scalar_partial[j];
-    for (std::size_t r = 0; r < range_partial.size(); ++r) p[q++] = range_partial[r];
-  });
+  if constexpr (rows_count != 0) {
+    ([&] { if constexpr (detail::is_rows_times_v<A>) gather(args); }(), ...);
+    partials.insert(partials.end(), w_partial.begin(), w_partial.end());
+  }
+  return detail::gathered_statement<T>(inputs, partials, total, tail);
 }
 
 }  // namespace etad

@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <ranges>
 #include <span>
@@ -39,42 +40,188 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
                        std::is_convertible_v<std::ranges::range_value_t<R>, T> &&
                        !is_real_v<std::remove_cv_t<std::ranges::range_value_t<R>>>;
 
-/// Records one statement whose inputs are the reals of parts[0], parts[1], ... (in that order).
-/// fill(p) writes one partial per input into p and returns the statement's value, so a loop can
-/// compute both at once. Returns a constant when nothing is on a tape (fill then writes into a
-/// scratch buffer, for the value).
-template <class T, std::size_t K, class Fill>
-real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fill&& fill) {
-  std::size_t n = 0;
-  for (const auto& x : parts) n += x.size();
-  basic_tape<T>* t = paused_recording<T> != 0 ? nullptr : basic_tape<T>::current();
+/// What a reduction needs to know about its range of reals: is any on a tape, and are they
+/// consecutive values of the tape (x[k].index() == first + k, as variables() makes them and as
+/// consecutive statements are), so that the statement can store (first, length) instead of one
+/// index per element. One branch-free pass; visit(k, value) is called for every element in order
+/// (a reduction's value loop rides along for free).
+[[noreturn]] inline void foreign_real_in_reduction() {
+  throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
+              "reals are valid only on the tape, and in the epoch, that made them");
+}
+
+struct range_info {
   bool any = false;
-  if (paused_recording<T> == 0) {
-    for (const auto& x : parts)
-      for (const auto& r : x) {
-        any = any || r.index() != 0;
-#if ETAD_CHECKED
-        if (r.epoch() != 0 && (t == nullptr || r.epoch() != t->epoch()))
-          throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
-                      "reals are valid only on the tape, and in the epoch, that made them");
-#endif
-      }
+  bool contiguous = false;
+  index_t first = 0;
+};
+
+template <class T, class Visit>
+ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
+                                         [[maybe_unused]] const basic_tape<T>* t, Visit&& visit) {
+  range_info r;
+  const std::size_t n = x.size();
+  if (n == 0) return r;
+  const real<T>* xs = x.data();
+  // Fast path: element k's key is key_of(x[0]) + k (consecutive indices, one epoch).
+  const std::uint64_t key0 = key_of(xs[0]);
+  std::uint64_t gaps = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    visit(k, xs[k].value());
+    gaps |= key_of(xs[k]) ^ (key0 + k);
   }
-  if (!any) {
+  const bool paused = paused_recording<T> != 0;
+  const index_t first = xs[0].index();
+  if (gaps == 0 && first != 0 && n < range_flag) {
+#if ETAD_CHECKED
+    if (!paused && (t == nullptr || xs[0].epoch() != t->epoch())) foreign_real_in_reduction();
+#endif
+    r.any = !paused;
+    r.contiguous = true;
+    r.first = first;
+    return r;
+  }
+  index_t all = 0;
+#if ETAD_CHECKED
+  bool foreign = false;
+  const std::uint32_t epoch = t == nullptr ? 0 : t->epoch();
+#endif
+  for (std::size_t k = 0; k < n; ++k) {
+    all |= xs[k].index();
+#if ETAD_CHECKED
+    const std::uint32_t e = xs[k].epoch();
+    foreign |= (e != 0) & (t == nullptr || e != epoch);
+#endif
+  }
+#if ETAD_CHECKED
+  if (foreign && !paused) foreign_real_in_reduction();
+#endif
+  r.any = all != 0 && !paused;
+  return r;
+}
+
+template <class T>
+[[noreturn]] inline void no_tape_for_reduction() {
+  throw error("etad: a reduction of reals was computed with no active tape; create an "
+              "etad::tape first (or compute values only inside etad::stop_recording)");
+}
+
+/// Records one statement whose inputs are the reals of x (scanned into info by scan_range).
+/// fill(p) writes one partial per element into p and returns the statement's value, so a loop
+/// can compute both at once. Returns a constant when nothing is on a tape (fill then writes into
+/// a scratch buffer, for the value). A contiguous x is stored as a range statement.
+template <class T, class Fill>
+ETAD_ALWAYS_INLINE real<T> range_statement(std::span<const real<T>> x, const range_info& info,
+                                           Fill&& fill) {
+  const std::size_t n = x.size();
+  basic_tape<T>* t = basic_tape<T>::current();
+  if (!info.any) {
     thread_local std::vector<T> scratch;  // reused: no allocation in steady state
     scratch.resize(n);
     return real<T>(fill(scratch.data()));
   }
-  if (t == nullptr)
-    throw error("etad: a reduction of reals was computed with no active tape; create an "
-                "etad::tape first (or compute values only inside etad::stop_recording)");
+  if (t == nullptr) no_tape_for_reduction<T>();
   index_t defined;
-  auto slot = t->record(n, defined);
-  std::size_t q = 0;
-  for (const auto& x : parts)
-    for (const auto& r : x) slot.input[q++] = r.index();
-  const T v = fill(slot.partial);
+  T* p;
+  if (info.contiguous) {
+    p = t->record_range(0, info.first, n, false, T(0), defined).range;
+  } else {
+    auto slot = t->record(n, defined);
+    for (std::size_t q = 0; q < n; ++q) slot.input[q] = x[q].index();
+    p = slot.partial;
+  }
+  const T v = fill(p);
   return recorded_real<T>(v, defined, t->epoch());
+}
+
+/// The same when every partial is `scale` (sum, mean): a contiguous x stores no partials at all.
+template <class T>
+ETAD_ALWAYS_INLINE real<T> uniform_statement(std::span<const real<T>> x, const range_info& info,
+                                             const T& v, const T& scale) {
+  const std::size_t n = x.size();
+  if (!info.any) return real<T>(v);
+  basic_tape<T>* t = basic_tape<T>::current();
+  if (t == nullptr) no_tape_for_reduction<T>();
+  index_t defined;
+  if (info.contiguous) {
+    t->record_range(0, info.first, n, true, scale, defined);
+  } else {
+    auto slot = t->record(n, defined);
+    for (std::size_t q = 0; q < n; ++q) {
+      slot.input[q] = x[q].index();
+      slot.partial[q] = scale;
+    }
+  }
+  return recorded_real<T>(v, defined, t->epoch());
+}
+
+/// Records one statement whose inputs are the reals of parts[0], parts[1], ... (in that order).
+/// fill(p) writes one partial per input into p and returns the statement's value. Returns a
+/// constant when nothing is on a tape. A single contiguous part becomes a range statement.
+template <class T, std::size_t K, class Fill>
+real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fill&& fill) {
+  basic_tape<T>* t = basic_tape<T>::current();
+  if constexpr (K == 1) {
+    const range_info info = scan_range<T>(parts[0], t, [](std::size_t, const T&) {});
+    return range_statement<T>(parts[0], info, fill);
+  } else {
+    std::size_t n = 0;
+    bool any = false;
+    for (const auto& x : parts) {
+      n += x.size();
+      any = scan_range<T>(x, t, [](std::size_t, const T&) {}).any || any;
+    }
+    if (!any) {
+      thread_local std::vector<T> scratch;  // reused: no allocation in steady state
+      scratch.resize(n);
+      return real<T>(fill(scratch.data()));
+    }
+    if (t == nullptr) no_tape_for_reduction<T>();
+    index_t defined;
+    auto slot = t->record(n, defined);
+    std::size_t q = 0;
+    for (const auto& x : parts)
+      for (const auto& r : x) slot.input[q++] = r.index();
+    const T v = fill(slot.partial);
+    return recorded_real<T>(v, defined, t->epoch());
+  }
+}
+
+/// Like statement_over for one range, with the range's check folded into the fill's own loop:
+/// fill(p, visit) writes the partials, calls visit(k) for every element k in its main loop, and
+/// returns the value. When x's ends are consecutive values of the tape, a range statement is
+/// recorded first and the loop checks the elements in between as it goes (no separate pass over
+/// x); should they not be consecutive after all, the statement is rewritten in place as an
+/// ordinary one (the same slots: its partials are already where an ordinary statement's go).
+template <class T, class Fill>
+ETAD_ALWAYS_INLINE real<T> checked_statement(std::span<const real<T>> x, Fill&& fill) {
+  const std::size_t n = x.size();
+  basic_tape<T>* t = basic_tape<T>::current();
+  if (n != 0 && t != nullptr && paused_recording<T> == 0 && n < range_flag) {
+    const std::uint64_t key0 = key_of(x[0]);
+    if (x[0].index() != 0 && x[0].epoch() == t->epoch() && key_of(x[n - 1]) == key0 + (n - 1)) {
+      index_t defined;
+      const auto slot = t->record_range(0, x[0].index(), n, false, T(0), defined);
+      const real<T>* xs = x.data();
+      std::uint64_t gaps = 0;
+      const T v = fill(slot.range, [&](std::size_t k) { gaps |= key_of(xs[k]) ^ (key0 + k); });
+      if (gaps != 0) [[unlikely]] {
+        index_t* header = slot.input - range_header;
+        header[0] = 0;
+        header[1] = 0;  // a range of length 0, then n ordinary (partial, input) pairs
+        for (std::size_t k = 0; k < n; ++k) slot.input[k] = 0;  // harmless until checked
+#if ETAD_CHECKED
+        for (std::size_t k = 0; k < n; ++k) {
+          const std::uint32_t e = xs[k].epoch();
+          if (e != 0 && e != t->epoch()) foreign_real_in_reduction();
+        }
+#endif
+        for (std::size_t k = 0; k < n; ++k) slot.input[k] = xs[k].index();
+      }
+      return recorded_real<T>(v, defined, t->epoch());
+    }
+  }
+  return statement_over<T, 1>({x}, [&](T* p) { return fill(p, [](std::size_t) {}); });
 }
 
 /// The one-range form, with the value known beforehand.
@@ -101,8 +248,9 @@ auto sum(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   T s(0);
-  for (const auto& r : x) s += r.value();
-  return detail::vector_statement<T>(x, s, [n = x.size()](T* p) { std::fill_n(p, n, T(1)); });
+  const auto info = detail::scan_range<T>(x, basic_tape<T>::current(),
+                                          [&](std::size_t, const T& v) { s += v; });
+  return detail::uniform_statement<T>(x, info, s, T(1));
 }
 
 /// mean of x_i (at least one element). Partials 1/n.
@@ -112,9 +260,10 @@ auto mean(const R& range) {
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   if (x.empty()) throw error("etad: mean() of an empty range; give at least one element");
   T s(0);
-  for (const auto& r : x) s += r.value();
+  const auto info = detail::scan_range<T>(x, basic_tape<T>::current(),
+                                          [&](std::size_t, const T& v) { s += v; });
   const T inv = T(1) / static_cast<T>(x.size());
-  return detail::vector_statement<T>(x, s * inv, [&](T* p) { std::fill_n(p, x.size(), inv); });
+  return detail::uniform_statement<T>(x, info, s * inv, inv);
 }
 
 /// sum of x_i^2. Partials 2 x_i.
@@ -122,10 +271,15 @@ template <detail::real_range R>
 auto squared_norm(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  T s(0);
-  for (const auto& r : x) s += r.value() * r.value();
-  return detail::vector_statement<T>(x, s, [&](T* p) {
-    for (std::size_t i = 0; i < x.size(); ++i) p[i] = 2 * x[i].value();
+  return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
+    T s(0);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const T v = x[i].value();
+      visit(i);
+      s += v * v;
+      p[i] = 2 * v;
+    }
+    return s;
   });
 }
 
@@ -137,10 +291,14 @@ auto dot(const R& range, const A& coefficients) {
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   const auto* a = std::ranges::data(coefficients);
   detail::require_same_size<T>(x.size(), std::ranges::size(coefficients), "dot");
-  T s(0);
-  for (std::size_t i = 0; i < x.size(); ++i) s += static_cast<T>(a[i]) * x[i].value();
-  return detail::vector_statement<T>(x, s, [&](T* p) {
-    for (std::size_t i = 0; i < x.size(); ++i) p[i] = static_cast<T>(a[i]);
+  return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
+    T s(0);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      visit(i);
+      p[i] = static_cast<T>(a[i]);
+      s += p[i] * x[i].value();
+    }
+    return s;
   });
 }
 template <class A, detail::real_range R>
@@ -175,11 +333,12 @@ template <detail::real_range R>
 auto prod(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  T s(1);
-  for (const auto& r : x) s *= r.value();
-  return detail::vector_statement<T>(x, s, [&](T* p) {
+  // The prefix products are the partials' first factors and end at the value: two passes over
+  // the range, as a hand-written gradient does.
+  return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
     T prefix(1);
     for (std::size_t i = 0; i < x.size(); ++i) {
+      visit(i);
       p[i] = prefix;
       prefix *= x[i].value();
     }
@@ -188,6 +347,7 @@ auto prod(const R& range) {
       p[i] *= suffix;
       suffix *= x[i].value();
     }
+    return prefix;
   });
 }
 
@@ -199,8 +359,20 @@ auto log_sum_exp(const R& range) {
   using std::exp, std::log;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   if (x.empty()) return real<T>(-std::numeric_limits<T>::infinity());
-  T m = x[0].value();
-  for (const auto& r : x) m = r.value() > m ? r.value() : m;
+  // The maximum, in 8 interleaved lanes (one dependent compare per element is the latency
+  // bound otherwise); `v > m ? v : m` in every lane and in the final combination, so NaN
+  // elements are skipped (and a NaN x[0] wins) exactly as in a plain loop.
+  T lanes[8];
+  for (T& l : lanes) l = x[0].value();
+  const std::size_t n8 = x.size() / 8 * 8;
+  for (std::size_t i = 0; i < n8; i += 8)
+    for (std::size_t l = 0; l < 8; ++l) {
+      const T v = x[i + l].value();
+      lanes[l] = v > lanes[l] ? v : lanes[l];
+    }
+  T m = lanes[0];
+  for (std::size_t l = 1; l < 8; ++l) m = lanes[l] > m ? lanes[l] : m;
+  for (std::size_t i = n8; i < x.size(); ++i) m = x[i].value() > m ? x[i].value() : m;
   if (!(m > -std::numeric_limits<T>::infinity() && m < std::numeric_limits<T>::infinity())) {
     // All -inf (value -inf) or some +inf/NaN: the shifted formula would be NaN; use it plainly.
     T s(0);
@@ -212,14 +384,19 @@ auto log_sum_exp(const R& range) {
   }
   // One exp per element: the shifted exponentials are written as partials while summing,
   // then scaled in place by 1/s.
-  return detail::statement_over<T, 1>({x}, [&](T* p) {
+  return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
     T s(0);
     for (std::size_t i = 0; i < x.size(); ++i) {
       p[i] = exp(x[i].value() - m);
       s += p[i];
     }
+    // The range check rides on the scaling loop, not on the exp loop (where its state would be
+    // spilled around every call of exp).
     const T inv = T(1) / s;
-    for (std::size_t i = 0; i < x.size(); ++i) p[i] *= inv;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      visit(i);
+      p[i] *= inv;
+    }
     return m + log(s);
   });
 }

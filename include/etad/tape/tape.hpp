@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +25,11 @@ namespace etad {
 
 template <class T>
 class real;
+
+namespace detail {
+template <class T>
+std::uint64_t key_of(const real<T>& r) noexcept;  // real.hpp
+}  // namespace detail
 
 /// Tag for a tape that answers several gradient calls: etad::tape t{etad::persistent};
 inline constexpr struct persistent_t {
@@ -84,8 +91,7 @@ public:
 
   /// A new independent variable (a watched source) with value v.
   real<T> variable(const T& v) {
-    detail::index_t i;
-    store_.append(0, i);
+    const detail::index_t i = store_.append_variable();
     if (i == leading_ + 1) leading_ = i;
     return real<T>(v, i, epoch_);
   }
@@ -98,8 +104,16 @@ public:
                   std::to_string(out.size()) + " output reals; give one output per value");
     const detail::index_t first = store_.append_empty(values.size());
     if (first == leading_ + 1) leading_ = first + static_cast<detail::index_t>(values.size()) - 1;
-    for (std::size_t k = 0; k < values.size(); ++k)
-      out[k] = real<T>(values[k], first + static_cast<detail::index_t>(k), epoch_);
+    if constexpr (std::is_same_v<T, double> && sizeof(real<T>) == 16 &&
+                  std::endian::native == std::endian::little) {
+      // Two 8-byte halves per real (value; index | epoch << 32, written over the adjacent index_
+      // and epoch_), so that the loop vectorizes into full-width stores; field by field, g++ 12
+      // stores the three members one at a time.
+      write_variables(values.data(), out.data(), values.size(), first, epoch_);
+    } else {
+      for (std::size_t k = 0; k < values.size(); ++k)
+        out[k] = real<T>(values[k], first + static_cast<detail::index_t>(k), epoch_);
+    }
   }
   /// The same, returning a new vector.
   std::vector<real<T>> variables(std::span<const T> values) {
@@ -121,8 +135,11 @@ public:
   bool is_persistent() const noexcept { return persistent_; }
   /// Statements recorded (variables included).
   std::size_t statements() const noexcept { return store_.size() - 1; }
-  /// Partials recorded.
+  /// Partials recorded: one per input of each statement (a range statement's included, although
+  /// it stores its inputs as one index range, and no partials at all when they are all equal).
   std::size_t partials() const noexcept { return store_.partial_count(); }
+  /// Bytes of statement storage in use now (at most reserved_bytes()).
+  std::size_t used_bytes() const noexcept { return store_.used_bytes(); }
   /// Bytes reserved for statements (kept across reset()).
   std::size_t reserved_bytes() const noexcept {
     return store_.reserved_bytes() + adjoints_.capacity() * sizeof(T) + flags_.capacity();
@@ -155,8 +172,17 @@ public:
 
   /// Records a statement of n partials defining a new index; used by real<T> and by vector
   /// statements. Fill the returned arrays with the partials and their inputs' indices.
-  typename detail::statement_store<T>::slot record(std::size_t n, detail::index_t& defined) {
+  ETAD_ALWAYS_INLINE typename detail::statement_store<T>::slot record(std::size_t n,
+                                                                      detail::index_t& defined) {
     return store_.append(n, defined);
+  }
+  /// Records a range statement (detail::statement_store::append_range): `scattered` ordinary
+  /// inputs, then the consecutive indices first .. first + length - 1, whose partials are stored
+  /// contiguously, or all equal to `scale` when uniform.
+  ETAD_ALWAYS_INLINE typename detail::statement_store<T>::range_slot record_range(
+      std::size_t scattered, detail::index_t first, std::size_t length, bool uniform,
+      const T& scale, detail::index_t& defined) {
+    return store_.append_range(scattered, first, length, uniform, scale, defined);
   }
   std::uint32_t epoch() const noexcept { return epoch_; }
 
@@ -165,11 +191,26 @@ private:
   static inline thread_local basic_tape* active_ = nullptr;
 
   void check(const real<T>& r, const char* what) const;
+  // variables()'s loop for double; restrict parameters (not locals) are what g++ 12 honours.
+  static void write_variables(const T* __restrict v, real<T>* __restrict o, std::size_t n,
+                              detail::index_t first, std::uint32_t epoch) {
+    static_assert(std::is_trivially_copyable_v<real<T>> &&
+                  offsetof(real<T>, epoch_) == offsetof(real<T>, index_) + 4);
+    const std::uint64_t high = std::uint64_t(epoch) << 32;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint64_t key = std::uint64_t(first + static_cast<detail::index_t>(k)) | high;
+      std::memcpy(&o[k].value_, v + k, sizeof(T));  // (both halves by memcpy, or g++ 12 stores
+      std::memcpy(&o[k].index_, &key, sizeof key);   // them element by element)
+    }
+  }
   // Seeds the targets and sweeps; leaves the adjoints in adjoints_ (and, for "none", the
   // reached-from-target bits in flags_).
-  void sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
-             const gradient_options<T>& options);
-  T adjoint_of(const real<T>& source) const { return source.index() == 0 ? T(0) : adjoints_[source.index()]; }
+  // Returns the first index of the sources when they are consecutive values of the tape (as
+  // variables() makes them), else 0.
+  // to_leading: sweep down to the leading variables whatever the sources (their checks are the
+  // caller's).
+  detail::index_t sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
+                        const gradient_options<T>& options, bool to_leading = false);
 
   detail::statement_store<T> store_;
   std::vector<T> adjoints_;
@@ -216,13 +257,48 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
     throw error("etad: gradient() got " + std::to_string(out.size()) + " output slots for " +
                 std::to_string(sources.size()) + " sources; give one slot per source");
   const real<T> targets[] = {target};
-  sweep(targets, sources, {.unconnected_gradients = unconnected::zero});
-  for (std::size_t k = 0; k < sources.size(); ++k) out[k] = adjoint_of(sources[k]);
+  const std::size_t m = sources.size();
+  // Many sources (a gradient w.r.t. a vector of inputs): rather than a pass over them before the
+  // sweep (for the lowest index and the epoch checks) and a second one after it, the sweep goes
+  // down to the leading variables (always enough) and ONE pass after it checks them and copies
+  // their adjoints out. (A foreign source is then reported after the sweep.)
+  const bool many = m > 16;
+  const detail::index_t first =
+      sweep(targets, many ? std::span<const real<T>>() : sources,
+            {.unconnected_gradients = unconnected::zero}, many);
+  const T* adj = adjoints_.data();
+  const real<T>* src = sources.data();
+  if (many) {
+    const detail::index_t f = src[0].index();
+    if (f != 0 && std::size_t(f) + m <= adjoints_.size() && src[0].epoch() == epoch_) {
+      // Consecutive sources of this tape, as variables() makes them: a contiguous copy, checked
+      // as it goes (key k must be key 0 + k).
+      const T* __restrict a = adj + f;
+      T* __restrict o = out.data();
+      const std::uint64_t key0 = detail::key_of(src[0]);
+      std::uint64_t gaps = 0;
+      for (std::size_t k = 0; k < m; ++k) {
+        o[k] = a[k];
+        gaps |= detail::key_of(src[k]) ^ (key0 + k);
+      }
+      if (gaps == 0) return;
+    }
+    for (const auto& s : sources) check(s, "a source");
+  } else if (first != 0) {
+    // Consecutive sources: a contiguous copy (a loop: rep movsb is slower at these sizes).
+    const T* __restrict a = adj + first;
+    T* __restrict o = out.data();
+    for (std::size_t k = 0; k < m; ++k) o[k] = a[k];
+    return;
+  }
+  // adj[0] (the sink of constants' partials) was zeroed by sweep(): a constant source reads 0.
+  for (std::size_t k = 0; k < m; ++k) out[k] = adj[src[k].index()];
 }
 
 template <class T>
-void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
-                          const gradient_options<T>& options) {
+detail::index_t basic_tape<T>::sweep(std::span<const real<T>> targets,
+                                     std::span<const real<T>> sources,
+                                     const gradient_options<T>& options, bool to_leading) {
   if (used_ && !persistent_)
     throw error("etad: gradient() was already called on this non-persistent tape; construct it "
                 "as etad::tape{etad::persistent} to take several gradients");
@@ -231,14 +307,32 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
                 " output gradients for " + std::to_string(targets.size()) +
                 " targets; give one seed per target, or none");
   for (const auto& t : targets) check(t, "a target");
-  for (const auto& s : sources) check(s, "a source");
   for (const auto& s : options.stop_gradients) check(s, "a stop_gradients entry");
-  used_ = true;
-
   const detail::index_t n = store_.size();
   detail::index_t hi = 0, lo = n;
+  detail::index_t contiguous = 0;
+  if (!sources.empty()) {
+    // The sources: one branch-free, vectorizable pass (a gradient w.r.t. a whole vector of
+    // variables is common) for reals from another tape or epoch, and for consecutive indices.
+    const real<T>* src = sources.data();
+    const std::uint64_t key0 = detail::key_of(src[0]);
+    std::uint64_t gaps = 0;
+    for (std::size_t k = 0; k < sources.size(); ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    const detail::index_t first = src[0].index();
+    if (gaps == 0 && first != 0 && src[0].epoch() == epoch_) {
+      contiguous = first;
+      lo = first;
+    } else {
+      for (const auto& s : sources) {
+        check(s, "a source");
+        lo = std::min(lo, s.index() == 0 ? n : s.index());
+      }
+    }
+  }
+  if (to_leading) lo = leading_;
+  used_ = true;
+
   for (const auto& t : targets) hi = std::max(hi, t.index());
-  for (const auto& s : sources) lo = std::min(lo, s.index() == 0 ? n : s.index());
   lo = std::max(lo, leading_);  // the leading variables have no partials to push
 
   adjoints_.assign(n, T(0));
@@ -263,23 +357,31 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
     // The hot loop. A statement whose adjoint is exactly zero pushes nothing: it is not on a path
     // from the targets (or its contributions cancelled), and skipping it keeps an infinite
     // partial off the path (log at 0 in an unused branch) from making 0 * inf = NaN.
-    store_.sweep_down(hi, lo, [adj](detail::index_t i, const T* p, const detail::index_t* in, std::size_t m) {
-      const T a = adj[i];
-      if (bool(a == T(0))) return;
-      for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
-    });
+    store_.sweep_adjoints(adj, hi, lo);
   } else {
     unsigned char* fl = flags_.data();
-    store_.sweep_down(hi, lo, [adj, fl](detail::index_t i, const T* p, const detail::index_t* in, std::size_t m) {
+    store_.sweep_down(hi, lo, [adj, fl](detail::index_t i, const T* p, const detail::index_t* in,
+                                        std::size_t m, bool ranged) {
       if (fl[i] & 1) return;
-      if (fl[i] & 2)
-        for (std::size_t j = 0; j < m; ++j) fl[in[j]] |= 2;
+      if (fl[i] & 2) {
+        if (!ranged) {
+          for (std::size_t j = 0; j < m; ++j) fl[in[j]] |= 2;
+        } else {
+          const detail::range_shape r = detail::shape_of_range(in, m);
+          for (std::size_t j = 0; j < r.scattered; ++j) fl[in[detail::range_header + j]] |= 2;
+          for (std::size_t k = 0; k < r.length; ++k) fl[r.first + k] |= 2;
+        }
+      }
       const T a = adj[i];
       if (bool(a == T(0))) return;
-      for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
+      if (!ranged)
+        for (std::size_t j = 0; j < m; ++j) adj[in[j]] += a * p[j];
+      else
+        detail::push_range(adj, a, p, in, m);
     });
   }
-
+  adjoints_[0] = T(0);  // the sink of constants' partials: never an answer
+  return contiguous;
 }
 
 template <class T>
