@@ -3,6 +3,7 @@
 // differentiated at compile time and swept at the given point. No tape, no heap.
 #pragma once
 
+#include <etad/core/config.hpp>
 #include <etad/core/expression.hpp>
 #include <etad/ops/reductions.hpp>
 #include <etad/static/detail/sweep.hpp>
@@ -121,6 +122,12 @@ struct traced {
   using slots = decltype(slots_of(std::declval<const roots&>()));
 };
 
+/// The number of nodes and leaves of an expression.
+template <class E>
+inline constexpr std::size_t node_count_v = 1;
+template <class Op, class... C>
+inline constexpr std::size_t node_count_v<node<Op, C...>> = 1 + sum_of({node_count_v<C>...});
+
 /// One traced program: roots, their frames, and a sweep at a point.
 template <class S, std::size_t N, class Key, class Roots = typename Key::roots>
 struct program;
@@ -128,21 +135,22 @@ struct program;
 template <class S, std::size_t N, class Key, std::size_t... I, class... E>
 struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   static constexpr std::size_t outputs = sizeof...(E);
+  static constexpr std::size_t size = sum_of({node_count_v<E>...});  // nodes, all outputs
   flat_list<E...> roots;
   sweep<S, N, Key> sw{};
   flat_list<frame<E, S>...> frames{};
 
-  constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
+  ETAD_SWEEP_INLINE constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
     sw.x = x;
     sw.forward_slots();
     return {sw.forward(get<I>(roots), get<I>(frames))...};
   }
-  constexpr void reset_adjoints() {
+  ETAD_SWEEP_INLINE constexpr void reset_adjoints() {
     sw.grad = {};
     sw.slot_adjoint = sw.filled(-S(0));
     sw.reached = {};
   }
-  constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
+  ETAD_SWEEP_INLINE constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
     // An output with seed 0 pushes nothing (not 0 * partial, which is NaN at an infinite partial):
     // a Jacobian row is then exactly the gradient of its own output.
     in_order({((seed[I] != S(0) ? sw.backward(get<I>(roots), get<I>(frames), seed[I]) : void()),
@@ -150,12 +158,27 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
     sw.backward_slots();
     return sw.grad;
   }
-  constexpr std::array<S, outputs> tangent(const std::array<S, N>& v) {
+  ETAD_SWEEP_INLINE constexpr std::array<S, outputs> tangent(const std::array<S, N>& v) {
     sw.dx = v;
     sw.tangent_slots();
     return {sw.tangent(get<I>(roots), get<I>(frames))...};
   }
 };
+
+/// Runs fn with every call inside it inlined (see ETAD_FLATTEN_LIMIT).
+template <class Fn>
+ETAD_FLATTEN constexpr auto run_flattened(const Fn& fn) {
+  return fn();
+}
+
+/// fn(), flattened when the program P that fn runs is small.
+template <class P, class Fn>
+constexpr auto run(const Fn& fn) {
+  if constexpr (P::size <= ETAD_FLATTEN_LIMIT)
+    return run_flattened(fn);
+  else
+    return fn();
+}
 
 template <class S, std::size_t N, class F>
 constexpr auto make_program(F& f) {
@@ -183,11 +206,14 @@ constexpr auto gradient(F&& f, const X&... x) {
   detail::check_inputs<X...>();
   using T = std::common_type_t<X...>;
   constexpr std::size_t n = sizeof...(X);
-  auto p = detail::make_program<T, n>(f);
-  static_assert(decltype(p)::outputs == 1,
+  using P = decltype(detail::make_program<T, n>(f));
+  static_assert(P::outputs == 1,
                 "etad: gradient needs f to return one value; use jacobian or vjp for several");
-  const auto value = p.forward({static_cast<T>(x)...});
-  return gradient_result<T, n>{value[0], p.backward({T(1)})};
+  return detail::run<P>([&] {
+    auto p = detail::make_program<T, n>(f);
+    const auto value = p.forward({static_cast<T>(x)...});
+    return gradient_result<T, n>{value[0], p.backward({T(1)})};
+  });
 }
 
 /// gradient(f, x) for an array x of N inputs: f receives ONE argument, a pack of N placeholders
@@ -198,11 +224,14 @@ template <class F, class T, std::size_t N>
 constexpr auto gradient(F&& f, const std::array<T, N>& x) {
   static_assert(N > 0, "etad: gradient of an empty array; give at least one input");
   auto packed = [&f](const auto&... a) { return f(pack{a...}); };
-  auto p = detail::make_program<T, N>(packed);
-  static_assert(decltype(p)::outputs == 1,
+  using P = decltype(detail::make_program<T, N>(packed));
+  static_assert(P::outputs == 1,
                 "etad: gradient needs f to return one value; use jacobian or vjp for several");
-  const auto value = p.forward(x);
-  return gradient_result<T, N>{value[0], p.backward({T(1)})};
+  return detail::run<P>([&] {
+    auto p = detail::make_program<T, N>(packed);
+    const auto value = p.forward(x);
+    return gradient_result<T, N>{value[0], p.backward({T(1)})};
+  });
 }
 
 /// jacobian(f, x0, ..., xn): the values of f's M outputs (f returns a std::tuple, std::pair or
@@ -213,16 +242,19 @@ constexpr auto jacobian(F&& f, const X&... x) {
   detail::check_inputs<X...>();
   using T = std::common_type_t<X...>;
   constexpr std::size_t n = sizeof...(X);
-  auto p = detail::make_program<T, n>(f);
-  constexpr std::size_t m = decltype(p)::outputs;
-  jacobian_result<T, m, n> r{p.forward({static_cast<T>(x)...}), {}};
-  for (std::size_t i = 0; i < m; ++i) {
-    std::array<T, m> seed{};
-    seed[i] = T(1);
-    p.reset_adjoints();
-    r.jacobian[i] = p.backward(seed);
-  }
-  return r;
+  using P = decltype(detail::make_program<T, n>(f));
+  constexpr std::size_t m = P::outputs;
+  return detail::run<P>([&] {
+    auto p = detail::make_program<T, n>(f);
+    jacobian_result<T, m, n> r{p.forward({static_cast<T>(x)...}), {}};
+    for (std::size_t i = 0; i < m; ++i) {
+      std::array<T, m> seed{};
+      seed[i] = T(1);
+      p.reset_adjoints();
+      r.jacobian[i] = p.backward(seed);
+    }
+    return r;
+  });
 }
 
 /// jvp(f, x, v): the value of f at x and its derivative in direction v (J v), by one forward
@@ -230,12 +262,15 @@ constexpr auto jacobian(F&& f, const X&... x) {
 template <class F, class T, std::size_t N>
 constexpr auto jvp(F&& f, const std::array<T, N>& x, const std::array<T, N>& v) {
   detail::check_inputs<T>();
-  auto p = detail::make_program<T, N>(f);
+  using P = decltype(detail::make_program<T, N>(f));
   using R = decltype(detail::trace<N>(f));
-  const auto value = p.forward(x);
-  const auto tangent = p.tangent(v);
-  return jvp_result<decltype(detail::shape_output<R>(value))>{detail::shape_output<R>(value),
-                                                              detail::shape_output<R>(tangent)};
+  return detail::run<P>([&] {
+    auto p = detail::make_program<T, N>(f);
+    const auto value = p.forward(x);
+    const auto tangent = p.tangent(v);
+    return jvp_result<decltype(detail::shape_output<R>(value))>{detail::shape_output<R>(value),
+                                                                detail::shape_output<R>(tangent)};
+  });
 }
 
 /// vjp(f, x, seed): the value of f at x and seed^T J in one reverse sweep. seed is a T for a
@@ -243,9 +278,9 @@ constexpr auto jvp(F&& f, const std::array<T, N>& x, const std::array<T, N>& v) 
 template <class F, class T, std::size_t N, class Seed>
 constexpr auto vjp(F&& f, const std::array<T, N>& x, const Seed& seed) {
   detail::check_inputs<T>();
-  auto p = detail::make_program<T, N>(f);
+  using P = decltype(detail::make_program<T, N>(f));
   using R = decltype(detail::trace<N>(f));
-  constexpr std::size_t m = decltype(p)::outputs;
+  constexpr std::size_t m = P::outputs;
   std::array<T, m> s{};
   if constexpr (detail::multiple_outputs<R>) {
     static_assert(std::is_same_v<Seed, std::array<T, m>>,
@@ -258,9 +293,12 @@ constexpr auto vjp(F&& f, const std::array<T, N>& x, const Seed& seed) {
                   "input type, e.g. 1.0");
     s[0] = static_cast<T>(seed);
   }
-  const auto value = p.forward(x);
-  return vjp_result<decltype(detail::shape_output<R>(value)), T, N>{detail::shape_output<R>(value),
-                                                                   p.backward(s)};
+  return detail::run<P>([&] {
+    auto p = detail::make_program<T, N>(f);
+    const auto value = p.forward(x);
+    return vjp_result<decltype(detail::shape_output<R>(value)), T, N>{
+        detail::shape_output<R>(value), p.backward(s)};
+  });
 }
 
 }  // namespace etad

@@ -36,6 +36,13 @@ using common_t = typename common_of<T...>::type;
 /// records as one statement. Wider packs are accumulated in a loop instead.
 inline constexpr std::size_t max_fold = 64;
 
+/// sum_of({n...}): the sum of a list of sizes, without a fold.
+constexpr std::size_t sum_of(std::initializer_list<std::size_t> n) noexcept {
+  std::size_t s = 0;
+  for (std::size_t k : n) s += k;
+  return s;
+}
+
 /// in_order({(statement, 0)...}): runs the statements left to right (the elements of a braced
 /// list are sequenced in order), however many there are.
 constexpr void in_order(std::initializer_list<int>) noexcept {}

@@ -4,6 +4,7 @@
 // and tangent sweeps are unrolled by the compiler: no tape, no heap, no virtual call.
 #pragma once
 
+#include <etad/core/config.hpp>
 #include <etad/core/detail/expand.hpp>
 #include <etad/core/expression.hpp>
 #include <etad/core/rule.hpp>
@@ -108,7 +109,7 @@ struct sweep {
   std::array<bool, slots> reached{};
   std::array<S, slots> slot_tangent{};
 
-  static constexpr std::array<S, slots> filled(S v) {
+  static ETAD_SWEEP_INLINE constexpr std::array<S, slots> filled(S v) {
     std::array<S, slots> a{};
     for (auto& e : a) e = v;
     return a;
@@ -118,7 +119,7 @@ struct sweep {
   // One function per node, not one per child: a node of a thousand children must not
   // instantiate a thousand functions whose names carry its type.
   template <class E>
-  static constexpr const auto& kids(const frame<E, S>& fr) {
+  static ETAD_SWEEP_INLINE constexpr const auto& kids(const frame<E, S>& fr) {
     if constexpr (E::input_only)
       return empty_kids<E, S>;
     else
@@ -128,7 +129,7 @@ struct sweep {
   // --- values -------------------------------------------------------------------------------
   /// The value of e once its forward sweep has run.
   template <class E>
-  constexpr value_t<E, S> value(const E& e, const frame<E, S>& fr) const {
+  ETAD_SWEEP_INLINE constexpr value_t<E, S> value(const E& e, const frame<E, S>& fr) const {
     if constexpr (is_arg_v<E>)
       return x[E::index];
     else if constexpr (is_active_leaf_v<E>)
@@ -141,25 +142,25 @@ struct sweep {
       return fr.v;
   }
 
-  constexpr void forward_slots() {
-    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) {
+  ETAD_SWEEP_INLINE constexpr void forward_slots() {
+    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
       in_order({(get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
     }(slot_list{}, std::make_index_sequence<slots>{});
   }
 
   template <class E>
-  constexpr value_t<E, S> node_value(const E& e, const frame<E, S>& fr) const {
+  ETAD_SWEEP_INLINE constexpr value_t<E, S> node_value(const E& e, const frame<E, S>& fr) const {
     const auto& k = kids(fr);
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
       return static_cast<value_t<E, S>>(e.op().value(value(get<I>(e.children), get<I>(k))...));
     }(std::make_index_sequence<E::arity>{});
   }
 
   /// Forward sweep of a tree: slots must have been computed (forward_slots) first.
   template <class E>
-  constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
+  ETAD_SWEEP_INLINE constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
     if constexpr (is_node_v<E> && !E::input_only) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order({(forward(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
       fr.v = node_value(e, fr);
@@ -169,10 +170,10 @@ struct sweep {
 
   // --- reverse ------------------------------------------------------------------------------
   template <class E, class F>
-  constexpr void for_each_partial(const E& e, const frame<E, S>& fr, F&& f) const {
+  ETAD_SWEEP_INLINE constexpr void for_each_partial(const E& e, const frame<E, S>& fr, F&& f) const {
     using Op = typename E::op_type;
     const auto& k = kids(fr);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
       constexpr bool has_partials = requires {
         e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
       };
@@ -204,7 +205,7 @@ struct sweep {
     sweep* self;
     S adj;
     template <class C>
-    constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
+    ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
       self->backward(c, cf, adj * p);
     }
   };
@@ -212,7 +213,7 @@ struct sweep {
     const sweep* self;
     S* t;
     template <class C>
-    constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
+    ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
       const S tc = self->tangent(c, cf);
       if (tc != S(0)) *t += p * tc;
     }
@@ -220,7 +221,7 @@ struct sweep {
 
   /// Adds adj * d(e)/d(inputs) into grad (or into the slots that e reaches).
   template <class E>
-  constexpr void backward(const E& e, const frame<E, S>& fr, const S& adj) {
+  ETAD_SWEEP_INLINE constexpr void backward(const E& e, const frame<E, S>& fr, const S& adj) {
     if constexpr (is_arg_v<E>) {
       grad[E::index] += adj;
     } else if constexpr (is_active_leaf_v<E>) {
@@ -238,14 +239,14 @@ struct sweep {
   }
 
   /// After the tree's backward sweep: push the slots' adjoints to their children, last first.
-  constexpr void backward_slots() {
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
+  ETAD_SWEEP_INLINE constexpr void backward_slots() {
+    [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
       in_order({(backward_slot<slots - 1 - K>(), 0)...});
     }(std::make_index_sequence<slots>{});
   }
 
   template <std::size_t K>
-  constexpr void backward_slot() {
+  ETAD_SWEEP_INLINE constexpr void backward_slot() {
     using E = boost::mp11::mp_at_c<slot_list, K>;
     if constexpr (is_differentiable_v<typename E::op_type>) {
       if (!reached[K]) return;
@@ -255,7 +256,7 @@ struct sweep {
 
   // --- tangents (forward mode) -----------------------------------------------------------------
   template <class E>
-  constexpr S tangent(const E& e, const frame<E, S>& fr) const {
+  ETAD_SWEEP_INLINE constexpr S tangent(const E& e, const frame<E, S>& fr) const {
     if constexpr (is_arg_v<E>)
       return dx[E::index];
     else if constexpr (!is_node_v<E>)
@@ -269,7 +270,7 @@ struct sweep {
   }
 
   template <class E>
-  constexpr S node_tangent(const E& e, const frame<E, S>& fr) const {
+  ETAD_SWEEP_INLINE constexpr S node_tangent(const E& e, const frame<E, S>& fr) const {
     S t = -S(0);  // identity of +, folded away by the compiler
     // A zero tangent contributes nothing, not p * 0 (NaN at an infinite partial): a jvp in a unit
     // direction is then exactly that component of the gradient.
@@ -278,15 +279,15 @@ struct sweep {
   }
 
   template <class E>
-  constexpr S slot_own_tangent() const {
+  ETAD_SWEEP_INLINE constexpr S slot_own_tangent() const {
     if constexpr (is_differentiable_v<typename E::op_type>)
       return node_tangent(E{}, empty_frame<frame<E, S>>);
     else
       return S(0);
   }
 
-  constexpr void tangent_slots() {
-    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) {
+  ETAD_SWEEP_INLINE constexpr void tangent_slots() {
+    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
       in_order({(slot_tangent[K] = slot_own_tangent<Sh>(), 0)...});
     }(slot_list{}, std::make_index_sequence<slots>{});
   }
