@@ -50,12 +50,13 @@ TEST_CASE("flat_tuple: a chunked tuple gives back every element, at compile time
 
 namespace {
 
-// sum_{k<39} x_k^2 + sin(x_39), with x_k = at(k): one sum node of 40 children.
+// sum_{k<39} x_k^2 + sin(x_39), with x_k = at(k): one sum node of 40 children (a chain of `+`
+// would nest at detail::max_sum_width).
 template <class At, std::size_t... K>
 auto forty_terms(const At& at, std::index_sequence<K...>) {
-  return (... + (at(std::integral_constant<std::size_t, K>{}) *
-                 at(std::integral_constant<std::size_t, K>{}))) +
-         sin(at(std::integral_constant<std::size_t, 39>{}));
+  return sum(etad::pack(at(std::integral_constant<std::size_t, K>{}) *
+                            at(std::integral_constant<std::size_t, K>{})...,
+                        sin(at(std::integral_constant<std::size_t, 39>{}))));
 }
 
 }  // namespace
