@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etad::detail {
@@ -212,21 +213,34 @@ public:
     return r;
   }
 
+  /// The newest block holding statements at or below hi, or blocks_.size() when there is nothing
+  /// to sweep in (lo, hi] (hi is then one of the leading variables, which are not stored).
+  std::size_t top_block(index_t hi, index_t lo) const noexcept {
+    if (blocks_.empty() || hi <= lo) return blocks_.size();
+    std::size_t bi = std::min(current_, blocks_.size() - 1);
+    while (bi > 0 && blocks_[bi].first > hi) --bi;
+    return blocks_[bi].first > hi ? blocks_.size() : bi;
+  }
+
+  /// The statements of block b to visit for (lo, hi]: local positions stop <= p < s (those
+  /// below lo are not visited).
+  static std::pair<std::size_t, std::size_t> visited(const block<T>& b, index_t hi,
+                                                     index_t lo) noexcept {
+    const std::size_t s = std::min<std::size_t>(b.statements, hi - b.first + 1);
+    return {s, lo >= b.first ? std::min<std::size_t>(lo - b.first + 1, s) : 0};
+  }
+
   /// Calls f(index, partials, inputs, n, ranged) for every statement with index in (lo, hi],
   /// newest first (ranged: a range statement, laid out as append_range describes). A loop over
   /// flat arrays: no recursion, whatever the tape's length.
   template <class F>
   ETAD_ALWAYS_INLINE void sweep_down(index_t hi, index_t lo, F&& f) const {
-    if (blocks_.empty() || hi <= lo) return;
-    std::size_t bi = std::min(current_, blocks_.size() - 1);
-    while (bi > 0 && blocks_[bi].first > hi) --bi;
-    if (blocks_[bi].first > hi) return;  // hi is one of the leading variables (not stored)
+    std::size_t bi = top_block(hi, lo);
+    if (bi == blocks_.size()) return;
     for (;;) {
       const block<T>& b = blocks_[bi];
       if (b.statements != 0) {
-        std::size_t s = std::min<std::size_t>(b.statements, hi - b.first + 1);
-        // Statements below lo in this block are not visited.
-        const std::size_t stop = lo >= b.first ? std::min<std::size_t>(lo - b.first + 1, s) : 0;
+        auto [s, stop] = visited(b, hi, lo);
         const T* partial = b.partial.get();
         const index_t* input = b.input.get();
         const index_t* end = b.end.get();
@@ -258,17 +272,14 @@ public:
   /// parameters every statement of a loop uses; with g++ 12, chain and recurrence got 5-10 %
   /// slower, with and without a lambda around the statement body.)
   void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
-    if (blocks_.empty() || hi <= lo) return;
-    std::size_t bi = std::min(current_, blocks_.size() - 1);
-    while (bi > 0 && blocks_[bi].first > hi) --bi;
-    if (blocks_[bi].first > hi) return;  // hi is one of the leading variables (not stored)
+    std::size_t bi = top_block(hi, lo);
+    if (bi == blocks_.size()) return;
     T next = adj[hi];
     index_t last = 0;
     for (;;) {
       const block<T>& b = blocks_[bi];
       if (b.statements != 0) {
-        std::size_t s = std::min<std::size_t>(b.statements, hi - b.first + 1);
-        const std::size_t stop = lo >= b.first ? std::min<std::size_t>(lo - b.first + 1, s) : 0;
+        auto [s, stop] = visited(b, hi, lo);
         const T* partial = b.partial.get();
         const index_t* input = b.input.get();
         const index_t* end = b.end.get();
