@@ -100,6 +100,33 @@ TEST_CASE("tape reduce: sum, mean and squared_norm", "[tape][reduce]") {
   CHECK(t.gradient(qd, x[0], x[1]) == std::array{6.0, -4.0});
 }
 
+TEST_CASE("tape reduce: sum and mean of every length around the lane width", "[tape][reduce]") {
+  // sum() adds in interleaved lanes with a tail loop; small integers are exact in any order, so
+  // every length must give exactly n (n + 1) / 2, on the tape (consecutive variables, a range
+  // statement) and off it (a scattered range, and constants).
+  etad::tape t{etad::persistent};
+  for (std::size_t n = 1; n <= 13; ++n) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i + 1);
+    const double expected = static_cast<double>(n * (n + 1) / 2);
+    const std::vector<real> x = variables(t, v);
+    CHECK(etad::sum(x).value() == expected);
+    CHECK(etad::mean(x).value() == expected / static_cast<double>(n));
+    CHECK(gradient_all(t, etad::sum(x), x) == std::vector<double>(n, 1.0));
+    std::vector<real> reversed(x.rbegin(), x.rend());  // not consecutive: one index per element
+    CHECK(etad::sum(reversed).value() == expected);
+    const std::vector<real> constants(v.begin(), v.end());
+    CHECK(etad::sum(constants).value() == expected);
+  }
+  // The lanes are x0 + x4 + ..., x1 + x5 + ..., x2 + ..., x3 + ..., added pairwise. Here they
+  // give the exact sum 6, where a left-to-right loop loses the ones added to 1e16 and gives 3.
+  const std::vector<double> w{1e16, 1, 1, 1, -1e16, 1, 1, 1};
+  double serial = 0;
+  for (const double e : w) serial += e;
+  REQUIRE(serial == 3.0);  // the data does tell the two orders apart
+  CHECK(etad::sum(variables(t, w)).value() == 6.0);
+}
+
 TEST_CASE("tape reduce: prod, also with zero elements", "[tape][reduce]") {
   etad::tape t{etad::persistent};
   SECTION("no zero: prod / x_i") {

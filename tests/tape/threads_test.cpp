@@ -5,9 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <latch>
 #include <thread>
@@ -118,4 +120,30 @@ TEST_CASE("tape threads: the active tape is per thread", "[tape][threads]") {
   CHECK(etad::tape::current() == &mine);
   const real z = x * x;
   CHECK(mine.gradient(z, x)[0] == 4.0);
+}
+
+TEST_CASE("tape threads: epochs stay distinct across threads and many resets", "[tape][threads]") {
+  // Threads take epochs in batches (detail::epoch_batch); a real of one thread's tape must never
+  // look current on another's. 4 threads x 3 batches of resets each, all epochs distinct.
+  constexpr std::size_t threads = 4;
+  const std::size_t per_thread = 3 * etad::detail::epoch_batch + 7;
+  std::vector<std::vector<std::uint32_t>> seen(threads);
+  std::latch start(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t k = 0; k < threads; ++k)
+    pool.emplace_back([&, k] {
+      start.arrive_and_wait();  // interleave the threads' batches
+      etad::tape t;
+      for (std::size_t r = 0; r < per_thread; ++r) {
+        seen[k].push_back(t.epoch());
+        t.reset();
+      }
+    });
+  for (auto& th : pool) th.join();
+  std::vector<std::uint32_t> all;
+  for (const auto& s : seen) all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  CHECK(all.size() == threads * per_thread);
+  CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+  CHECK(all.front() != 0);
 }

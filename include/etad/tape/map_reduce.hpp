@@ -89,9 +89,9 @@ real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> p
                            const T& value, std::size_t tail) {
   const std::size_t n = inputs.size(), head = n - tail;
   basic_tape<T>* t = basic_tape<T>::current();
-  range_info info = scan_range<T>(inputs.subspan(head), t, [](std::size_t, const T&) {});
+  range_info info = scan_range<T>(inputs.subspan(head), t, [](auto&&...) {});
   if (head != 0) {
-    const range_info front = scan_range<T>(inputs.first(head), t, [](std::size_t, const T&) {});
+    const range_info front = scan_range<T>(inputs.first(head), t, [](auto&&...) {});
     info.any = info.any || front.any;
   }
   if (!info.any) return real<T>(value);

@@ -17,6 +17,7 @@
 #include <ranges>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace etad {
@@ -43,12 +44,26 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
 /// What a reduction needs to know about its range of reals: is any on a tape, and are they
 /// consecutive values of the tape (x[k].index() == first + k, as variables() makes them and as
 /// consecutive statements are), so that the statement can store (first, length) instead of one
-/// index per element. One branch-free pass; visit(k, value) is called for every element in order
-/// (a reduction's value loop rides along for free).
+/// index per element. One branch-free pass; visit(k, value, lane) is called for every element in
+/// order (a reduction's value loop rides along for free), lane = k % sum_lanes as a
+/// std::integral_constant for the first n - n % sum_lanes elements and 0 after them: a sum kept
+/// in sum_lanes accumulators, one per lane, is not bound by the latency of one add per element.
 [[noreturn]] inline void foreign_real_in_reduction() {
   throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
               "reals are valid only on the tape, and in the epoch, that made them");
 }
+
+/// Accumulators of a sum over a range (see scan_range); added pairwise at the end.
+inline constexpr std::size_t sum_lanes = 4;
+template <class T>
+struct lane_sum {
+  std::array<T, sum_lanes> lane{};
+  template <std::size_t L>
+  ETAD_ALWAYS_INLINE void add(std::integral_constant<std::size_t, L>, const T& v) {
+    std::get<L>(lane) += v;
+  }
+  ETAD_ALWAYS_INLINE T total() const { return (lane[0] + lane[1]) + (lane[2] + lane[3]); }
+};
 
 struct range_info {
   bool any = false;
@@ -66,8 +81,15 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   // Fast path: element k's key is key_of(x[0]) + k (consecutive indices, one epoch).
   const std::uint64_t key0 = key_of(xs[0]);
   std::uint64_t gaps = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    visit(k, xs[k].value());
+  const std::size_t whole = n - n % sum_lanes;
+  for (std::size_t k = 0; k < whole; k += sum_lanes)
+    [&]<std::size_t... L>(std::index_sequence<L...>) {
+      ((visit(k + L, xs[k + L].value(), std::integral_constant<std::size_t, L>{}),
+        gaps |= key_of(xs[k + L]) ^ (key0 + k + L)),
+       ...);
+    }(std::make_index_sequence<sum_lanes>{});
+  for (std::size_t k = whole; k < n; ++k) {
+    visit(k, xs[k].value(), std::integral_constant<std::size_t, 0>{});
     gaps |= key_of(xs[k]) ^ (key0 + k);
   }
   const bool paused = paused_recording<T> != 0;
@@ -162,14 +184,14 @@ template <class T, std::size_t K, class Fill>
 real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fill&& fill) {
   basic_tape<T>* t = basic_tape<T>::current();
   if constexpr (K == 1) {
-    const range_info info = scan_range<T>(parts[0], t, [](std::size_t, const T&) {});
+    const range_info info = scan_range<T>(parts[0], t, [](auto&&...) {});
     return range_statement<T>(parts[0], info, fill);
   } else {
     std::size_t n = 0;
     bool any = false;
     for (const auto& x : parts) {
       n += x.size();
-      any = scan_range<T>(x, t, [](std::size_t, const T&) {}).any || any;
+      any = scan_range<T>(x, t, [](auto&&...) {}).any || any;
     }
     if (!any) {
       thread_local std::vector<T> scratch;  // reused: no allocation in steady state
@@ -242,28 +264,31 @@ void require_same_size(std::size_t a, std::size_t b, const char* what) {
 
 }  // namespace detail
 
-/// sum of x_i. Partials 1. An empty range gives the constant 0.
+/// sum of x_i. Partials 1. An empty range gives the constant 0. The value is summed in
+/// detail::sum_lanes interleaved accumulators (x_0 + x_4 + ..., x_1 + x_5 + ..., ...), added
+/// pairwise at the end: several times faster than one accumulator on long ranges, and no less
+/// accurate, but rounded differently from a left-to-right loop.
 template <detail::real_range R>
 auto sum(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  T s(0);
-  const auto info = detail::scan_range<T>(x, basic_tape<T>::current(),
-                                          [&](std::size_t, const T& v) { s += v; });
-  return detail::uniform_statement<T>(x, info, s, T(1));
+  detail::lane_sum<T> s;
+  const auto info = detail::scan_range<T>(
+      x, basic_tape<T>::current(), [&](std::size_t, const T& v, auto lane) { s.add(lane, v); });
+  return detail::uniform_statement<T>(x, info, s.total(), T(1));
 }
 
-/// mean of x_i (at least one element). Partials 1/n.
+/// mean of x_i (at least one element). Partials 1/n. Summed as sum() sums.
 template <detail::real_range R>
 auto mean(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   if (x.empty()) throw error("etad: mean() of an empty range; give at least one element");
-  T s(0);
-  const auto info = detail::scan_range<T>(x, basic_tape<T>::current(),
-                                          [&](std::size_t, const T& v) { s += v; });
+  detail::lane_sum<T> s;
+  const auto info = detail::scan_range<T>(
+      x, basic_tape<T>::current(), [&](std::size_t, const T& v, auto lane) { s.add(lane, v); });
   const T inv = T(1) / static_cast<T>(x.size());
-  return detail::uniform_statement<T>(x, info, s * inv, inv);
+  return detail::uniform_statement<T>(x, info, s.total() * inv, inv);
 }
 
 /// sum of x_i^2. Partials 2 x_i.

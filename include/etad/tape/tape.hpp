@@ -53,11 +53,21 @@ struct gradient_options {
 namespace detail {
 // Every tape, and every reset of one, gets a fresh epoch; reals remember the epoch they were
 // recorded in, so a handle from another tape or from before reset() is caught.
+// Each thread takes epochs from the shared counter in batches, so that reset() (a new epoch per
+// evaluation in a record -> gradient -> reset loop) costs no atomic read-modify-write.
 inline std::atomic<std::uint32_t> next_epoch{1};
+inline constexpr std::uint32_t epoch_batch = 256;
 inline std::uint32_t new_epoch() {
-  std::uint32_t e = next_epoch.fetch_add(1, std::memory_order_relaxed);
-  if (e == 0) e = next_epoch.fetch_add(1, std::memory_order_relaxed);  // 0 means "constant"
-  return e;
+  thread_local std::uint32_t next = 0, left = 0;
+  for (;;) {
+    if (left == 0) {
+      next = next_epoch.fetch_add(epoch_batch, std::memory_order_relaxed);
+      left = epoch_batch;
+    }
+    const std::uint32_t e = next++;
+    --left;
+    if (e != 0) return e;  // 0 means "constant" (the counter wrapped)
+  }
 }
 
 template <class T>
