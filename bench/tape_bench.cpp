@@ -1,10 +1,12 @@
 // bench/tape_bench.cpp — the run-time tape (etad::tape) on the problems of bench/problems/,
 // against the plain function (value), the hand-written gradient (handwritten) and, for chain,
 // etad::gradient without a tape (etad_static). Names: <problem>:<implementation>/<size>.
-// Variants of etad_tape: etad_tape_scalar (reductions written element by element),
-// etad_tape_fused (the single-statement APIs: map_sum, quadratic_form, map_sum with rows_times),
-// etad_tape_matvec (regression with matvec, then map_sum) and etad_tape_gradients (sum through
-// the allocating gradients() instead of gradient(..., out)).
+// etad_tape is each problem written the way etad's API offers for it (reductions, map_sum,
+// quadratic_form, map_sum with rows_times; statements of whole expressions for the scalar
+// problems). Variants: etad_tape_scalar (the same problem written element by element or row by
+// row, as with a tape without those APIs), etad_tape_matvec (regression with matvec, then
+// map_sum) and etad_tape_gradients (sum through the allocating gradients() instead of
+// gradient(..., out)).
 // The peers (ADOL-C, Sacado) are registered from bench/tape_peers_bench.cpp, through
 // register_peer_benchmarks(), so that their rows follow etad's, problem by problem.
 #include "problems/all.hpp"
@@ -13,6 +15,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -47,43 +50,19 @@ void etad_static(benchmark::State& state) {
   time_gradient(state, "etad_static", p, [&](std::span<double> g) { return p.etad_static(g); });
 }
 
-template <class P>
-void etad_tape(benchmark::State& state) {
-  P p(std::size_t(state.range(0)));
-  etad_workspace ws;
-  time_gradient(state, "etad_tape", p, [&](std::span<double> g) { return p.etad_tape(ws, g); });
-}
-
-template <class P>
-void etad_tape_scalar(benchmark::State& state) {
-  P p(std::size_t(state.range(0)));
-  etad_workspace ws;
-  time_gradient(state, "etad_tape_scalar", p,
-                [&](std::span<double> g) { return p.etad_tape_scalar(ws, g); });
-}
-
-template <class P>
-void etad_tape_fused(benchmark::State& state) {
-  P p(std::size_t(state.range(0)));
-  etad_workspace ws;
-  time_gradient(state, "etad_tape_fused", p,
-                [&](std::span<double> g) { return p.etad_tape_fused(ws, g); });
-}
-
-template <class P>
-void etad_tape_matvec(benchmark::State& state) {
-  P p(std::size_t(state.range(0)));
-  etad_workspace ws;
-  time_gradient(state, "etad_tape_matvec", p,
-                [&](std::span<double> g) { return p.etad_tape_matvec(ws, g); });
-}
-
-template <class P>
-void etad_tape_gradients(benchmark::State& state) {
-  P p(std::size_t(state.range(0)));
-  etad_workspace ws;
-  time_gradient(state, "etad_tape_gradients", p,
-                [&](std::span<double> g) { return p.etad_tape_gradients(ws, g); });
+/// Registers `<problem>:<impl>/<size>` for every size of P: one gradient per iteration by the
+/// member function `method` (p.*method)(workspace, g), with a workspace (tape) kept across
+/// iterations.
+template <class P, class Method>
+void add_tape(const char* impl, Method method) {
+  auto* b = benchmark::RegisterBenchmark(
+      (std::string(P::name) + ":" + impl).c_str(), [impl, method](benchmark::State& state) {
+        P p(std::size_t(state.range(0)));
+        etad_workspace ws;
+        time_gradient(state, impl, p,
+                      [&](std::span<double> g) { return std::invoke(method, p, ws, g); });
+      });
+  for (long n : sizes_of<P>) b->Arg(n);
 }
 
 template <class P>
@@ -97,25 +76,14 @@ const bool registered = [] {
     using P = typename decltype(tag)::type;
     add<P>("value", value<P>);
     add<P>("handwritten", handwritten<P>);
-    if constexpr (requires(const P& p, std::span<double> g) { p.etad_static(g); })
-      add<P>("etad_static", etad_static<P>);
-    add<P>("etad_tape", etad_tape<P>);
-    if constexpr (requires(const P& p, etad_workspace& ws, std::span<double> g) {
-                    p.etad_tape_scalar(ws, g);
-                  })
-      add<P>("etad_tape_scalar", etad_tape_scalar<P>);
-    if constexpr (requires(const P& p, etad_workspace& ws, std::span<double> g) {
-                    p.etad_tape_fused(ws, g);
-                  })
-      add<P>("etad_tape_fused", etad_tape_fused<P>);
-    if constexpr (requires(const P& p, etad_workspace& ws, std::span<double> g) {
-                    p.etad_tape_matvec(ws, g);
-                  })
-      add<P>("etad_tape_matvec", etad_tape_matvec<P>);
-    if constexpr (requires(const P& p, etad_workspace& ws, std::span<double> g) {
-                    p.etad_tape_gradients(ws, g);
-                  })
-      add<P>("etad_tape_gradients", etad_tape_gradients<P>);
+    if constexpr (requires { &P::etad_static; }) add<P>("etad_static", etad_static<P>);
+    add_tape<P>("etad_tape", &P::etad_tape);
+    if constexpr (requires { &P::etad_tape_scalar; })
+      add_tape<P>("etad_tape_scalar", &P::etad_tape_scalar);
+    if constexpr (requires { &P::etad_tape_matvec; })
+      add_tape<P>("etad_tape_matvec", &P::etad_tape_matvec);
+    if constexpr (requires { &P::etad_tape_gradients; })
+      add_tape<P>("etad_tape_gradients", &P::etad_tape_gradients);
     register_peer_benchmarks(P::name);
   });
   return true;

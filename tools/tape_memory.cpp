@@ -7,10 +7,10 @@
 //                          scalar operation of the formula (counted by hand in each problem's
 //                          scalar_ops()), the operator-new calls of one steady-state evaluation,
 //                          and the same for ADOL-C (tapestats) when built with it; extra rows for
-//                          the etad_tape_scalar and etad_tape_fused variants
+//                          the etad_tape_scalar and etad_tape_matvec variants
 //   tape_memory run PROBLEM IMPL SIZE ITERATIONS
 //                          evaluates one implementation (value, handwritten, etad_static,
-//                          etad_tape, etad_tape_scalar, etad_tape_fused, etad_tape_matvec,
+//                          etad_tape, etad_tape_scalar, etad_tape_matvec,
 //                          etad_tape_gradients,
 //                          adolc) ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf
@@ -113,9 +113,6 @@ void report(long size) {
   if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_scalar(ws, g); })
     report_row(p, name + " (scalar)",
                [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_scalar(ws, g); }, false);
-  if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_fused(ws, g); })
-    report_row(p, name + " (fused)",
-               [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_fused(ws, g); }, false);
   if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_matvec(ws, g); })
     report_row(p, name + " (matvec)",
                [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_matvec(ws, g); }, false);
@@ -165,12 +162,6 @@ int run_one(std::string_view impl, long size, long iterations) {
     if (impl == "etad_tape_scalar") {
       check(p.etad_tape_scalar(ws, g));
       return loop([&] { return p.etad_tape_scalar(ws, g); });
-    }
-  }
-  if constexpr (requires { p.etad_tape_fused(ws, g); }) {
-    if (impl == "etad_tape_fused") {
-      check(p.etad_tape_fused(ws, g));
-      return loop([&] { return p.etad_tape_fused(ws, g); });
     }
   }
   if constexpr (requires { p.etad_tape_matvec(ws, g); }) {

@@ -7,7 +7,7 @@ variant and every peer as a ratio to it, and how many times faster etad_tape is 
 (peer time / etad_tape time). Targets from the tape issue are checked in the last column:
 chain/1000 etad_tape <= 2.0x hand-written; sum, prod, log_sum_exp, normal_log_density,
 quadratic_form, regression at their largest size <= 1.5x; etad_tape >= 3x faster than adolc and
-sacado_rad everywhere. "best" is the fastest etad variant (etad_tape, etad_tape_fused, ...).
+sacado_rad everywhere. "best" is the fastest etad variant (etad_tape, etad_tape_scalar, ...).
 
 Usage: tape_ratios.py [--time cpu|real] FILE.json [FILE.json ...]
 """
@@ -20,7 +20,7 @@ from collections import defaultdict
 TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 PROBLEMS = ("sum", "prod", "log_sum_exp", "normal_log_density", "chain", "quadratic_form",
             "regression", "recurrence")
-ETAD = ("etad_tape", "etad_tape_fused", "etad_tape_matvec", "etad_tape_scalar", "etad_tape_gradients",
+ETAD = ("etad_tape", "etad_tape_matvec", "etad_tape_scalar", "etad_tape_gradients",
         "etad_static")
 PEERS = ("adolc", "sacado_rad", "sacado_fad")
 # (problem, size) -> the most etad_tape (or its best variant) may take, in hand-written times.

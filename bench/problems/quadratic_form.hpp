@@ -1,7 +1,6 @@
 // bench/problems/quadratic_form.hpp — quadratic_form/N: f(x) = x^T A x for a fixed N x N
-// matrix A (not symmetric); gradient (A + A^T) x. etad_tape: v = A x by one dot(row, x)
-// statement per row, then f = dot(x, v); etad_tape_fused: etad::quadratic_form(A, x), one
-// statement.
+// matrix A (not symmetric); gradient (A + A^T) x. etad_tape: etad::quadratic_form(A, x), one
+// statement; etad_tape_scalar: v = A x by one dot(row, x) statement per row, then f = dot(x, v).
 #pragma once
 
 #include "common.hpp"
@@ -60,7 +59,7 @@ public:
     }
     return f;
   }
-  double etad_tape(etad_workspace& ws, std::span<double> g) const {
+  double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
     t.reset();  // the previous evaluation: forgotten, its memory kept
     ws.a.resize(inputs().size());
@@ -72,7 +71,7 @@ public:
     return f.value();
   }
   // etad::quadratic_form: one statement of N partials ((A + A^T) x, from contiguous loops).
-  double etad_tape_fused(etad_workspace& ws, std::span<double> g) const {
+  double etad_tape(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
     t.reset();
     ws.a.resize(inputs().size());

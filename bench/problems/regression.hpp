@@ -2,9 +2,9 @@
 // Gaussian linear regression on n = 1000 observations with P features,
 //   f(w, b, sigma) = -1/2 sum_i ((y_i - x_i . w - b) / sigma)^2 - n log sigma
 //                    - 1/2 sum_j w_j^2 - 1/2 b^2                 (N(0, 1) priors on w and b)
-// gradient with respect to all P + 2 parameters (w, then b, then sigma). etad_tape: one dot(x_i, w)
-// statement and one statement for the residual per observation; etad_tape_fused: etad::map_sum
-// with etad::rows_times(X, w) (the whole likelihood as one statement); etad_tape_matvec:
+// gradient with respect to all P + 2 parameters (w, then b, then sigma). etad_tape: etad::map_sum
+// with etad::rows_times(X, w) (the whole likelihood as one statement); etad_tape_scalar: one
+// dot(x_i, w) statement and one statement for the residual per observation; etad_tape_matvec:
 // etad::matvec for X w, then etad::map_sum for the likelihood.
 #pragma once
 
@@ -95,7 +95,7 @@ public:
     g[p_ + 1] = s * inv2 * inv - n * inv;
     return -0.5 * s * inv2 - n * std::log(sigma) - 0.5 * prior;
   }
-  double etad_tape(etad_workspace& ws, std::span<double> g) const {
+  double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
     t.reset();  // the previous evaluation: forgotten, its memory kept
     ws.a.resize(inputs().size());
@@ -138,7 +138,7 @@ public:
   // etad::map_sum with rows_times(X, w): the whole likelihood as one statement of P + 2
   // partials, X w and X^T r computed row by row inside map_sum's loop (X read once, as
   // handwritten() does).
-  double etad_tape_fused(etad_workspace& ws, std::span<double> g) const {
+  double etad_tape(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
     t.reset();
     ws.a.resize(inputs().size());

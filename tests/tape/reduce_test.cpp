@@ -157,6 +157,34 @@ TEST_CASE("tape reduce: prod, also with zero elements", "[tape][reduce]") {
   }
 }
 
+TEST_CASE("tape reduce: long products, split into parts, with and without zeros", "[tape][reduce]") {
+  // From 16 elements on, prod() scans 4 parts as interleaved chains. Powers of two keep every
+  // product exact in any grouping, so the value and each partial must equal the product of the
+  // others computed by a plain double loop (O(n^2), independent of etad).
+  const double pattern[] = {2.0, -0.5, 4.0, 0.25, -1.0, 8.0, 0.5, -2.0, 1.0, 0.125};
+  etad::tape t{etad::persistent};
+  for (std::size_t n : {15, 16, 17, 18, 19, 23, 40, 41}) {
+    for (int zeros = 0; zeros <= 2; ++zeros) {
+      std::vector<double> v(n);
+      for (std::size_t i = 0; i < n; ++i) v[i] = pattern[(i * 7) % 10];
+      if (zeros >= 1) v[n / 2 + 1] = 0.0;  // in the third part
+      if (zeros == 2) v[n - 1] = 0.0;      // in the last part (with the remainder)
+      std::vector<double> others(n, 1.0);
+      double all = 1.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        all *= v[i];
+        for (std::size_t j = 0; j < n; ++j)
+          if (j != i) others[i] *= v[j];
+      }
+      const std::vector<real> x = variables(t, v);
+      const real p = etad::prod(x);
+      INFO("n = " << n << ", zeros = " << zeros);
+      CHECK(p.value() == all);
+      CHECK(gradient_all(t, p, x) == others);
+    }
+  }
+}
+
 TEST_CASE("tape reduce: log_sum_exp is softmax's potential", "[tape][reduce]") {
   etad::tape t{etad::persistent};
   SECTION("ordinary values: value log sum e^x, gradient softmax") {

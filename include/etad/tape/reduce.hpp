@@ -55,6 +55,8 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
 
 /// Accumulators of a sum over a range (see scan_range); added pairwise at the end.
 inline constexpr std::size_t sum_lanes = 4;
+/// Parts of a long product whose scans are interleaved (see prod).
+inline constexpr std::size_t prod_lanes = 4;
 template <class T>
 struct lane_sum {
   std::array<T, sum_lanes> lane{};
@@ -64,6 +66,18 @@ struct lane_sum {
   }
   ETAD_ALWAYS_INLINE T total() const { return (lane[0] + lane[1]) + (lane[2] + lane[3]); }
 };
+
+/// f(k, lane) for k = 0 .. n - 1 in order, lane = k % sum_lanes as a std::integral_constant
+/// for the first n - n % sum_lanes elements and 0 after them (see scan_range).
+template <class F>
+ETAD_ALWAYS_INLINE void for_each_lane(std::size_t n, F&& f) {
+  const std::size_t whole = n - n % sum_lanes;
+  for (std::size_t k = 0; k < whole; k += sum_lanes)
+    [&]<std::size_t... L>(std::index_sequence<L...>) {
+      (f(k + L, std::integral_constant<std::size_t, L>{}), ...);
+    }(std::make_index_sequence<sum_lanes>{});
+  for (std::size_t k = whole; k < n; ++k) f(k, std::integral_constant<std::size_t, 0>{});
+}
 
 struct range_info {
   bool any = false;
@@ -81,17 +95,10 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   // Fast path: element k's key is key_of(x[0]) + k (consecutive indices, one epoch).
   const std::uint64_t key0 = key_of(xs[0]);
   std::uint64_t gaps = 0;
-  const std::size_t whole = n - n % sum_lanes;
-  for (std::size_t k = 0; k < whole; k += sum_lanes)
-    [&]<std::size_t... L>(std::index_sequence<L...>) {
-      ((visit(k + L, xs[k + L].value(), std::integral_constant<std::size_t, L>{}),
-        gaps |= key_of(xs[k + L]) ^ (key0 + k + L)),
-       ...);
-    }(std::make_index_sequence<sum_lanes>{});
-  for (std::size_t k = whole; k < n; ++k) {
-    visit(k, xs[k].value(), std::integral_constant<std::size_t, 0>{});
+  for_each_lane(n, [&](std::size_t k, auto lane) {
+    visit(k, xs[k].value(), lane);
     gaps |= key_of(xs[k]) ^ (key0 + k);
-  }
+  });
   const bool paused = paused_recording<T> != 0;
   const index_t first = xs[0].index();
   if (gaps == 0 && first != 0 && n < range_flag) {
@@ -291,24 +298,24 @@ auto mean(const R& range) {
   return detail::uniform_statement<T>(x, info, s.total() * inv, inv);
 }
 
-/// sum of x_i^2. Partials 2 x_i.
+/// sum of x_i^2. Partials 2 x_i. Summed as sum() sums.
 template <detail::real_range R>
 auto squared_norm(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    T s(0);
-    for (std::size_t i = 0; i < x.size(); ++i) {
+    detail::lane_sum<T> s;
+    detail::for_each_lane(x.size(), [&](std::size_t i, auto lane) {
       const T v = x[i].value();
       visit(i);
-      s += v * v;
+      s.add(lane, v * v);
       p[i] = 2 * v;
-    }
-    return s;
+    });
+    return s.total();
   });
 }
 
-/// sum of a_i x_i with constant coefficients a. Partials a_i.
+/// sum of a_i x_i with constant coefficients a. Partials a_i. Summed as sum() sums.
 template <detail::real_range R, class A>
   requires detail::number_range<A, typename detail::real_of<R>::value_type>
 auto dot(const R& range, const A& coefficients) {
@@ -317,13 +324,13 @@ auto dot(const R& range, const A& coefficients) {
   const auto* a = std::ranges::data(coefficients);
   detail::require_same_size<T>(x.size(), std::ranges::size(coefficients), "dot");
   return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    T s(0);
-    for (std::size_t i = 0; i < x.size(); ++i) {
+    detail::lane_sum<T> s;
+    detail::for_each_lane(x.size(), [&](std::size_t i, auto lane) {
       visit(i);
       p[i] = static_cast<T>(a[i]);
-      s += p[i] * x[i].value();
-    }
-    return s;
+      s.add(lane, p[i] * x[i].value());
+    });
+    return s.total();
   });
 }
 template <class A, detail::real_range R>
@@ -333,6 +340,7 @@ auto dot(const A& coefficients, const R& range) {
 }
 
 /// sum of x_i y_i for two ranges of reals: one statement with 2n partials (y_i, then x_i).
+/// Summed as sum() sums.
 template <detail::real_range R1, detail::real_range R2>
 auto dot(const R1& r1, const R2& r2) {
   using T = typename detail::real_of<R1>::value_type;
@@ -342,37 +350,88 @@ auto dot(const R1& r1, const R2& r2) {
   detail::require_same_size<T>(n, std::ranges::size(r2), "dot");
   std::span<const real<T>> x(std::ranges::data(r1), n), y(std::ranges::data(r2), n);
   return detail::statement_over<T, 2>({x, y}, [&](T* p) {
-    T s(0);
-    for (std::size_t i = 0; i < n; ++i) {
-      s += x[i].value() * y[i].value();
+    detail::lane_sum<T> s;
+    detail::for_each_lane(n, [&](std::size_t i, auto lane) {
+      s.add(lane, x[i].value() * y[i].value());
       p[i] = y[i].value();
       p[n + i] = x[i].value();
-    }
-    return s;
+    });
+    return s.total();
   });
 }
 
 /// product of x_i. Partials prod_{j != i} x_j, by prefix and suffix products (no division, so
-/// exact also when some x_i are zero).
+/// exact also when some x_i are zero). From 4 * prod_lanes elements on, the range is cut into
+/// prod_lanes parts whose prefix (and suffix) products run as interleaved chains, then are
+/// scaled by the products of the parts before (after) them: the scans are not bound by the
+/// latency of one multiplication per element, and the products are grouped differently from a
+/// left-to-right loop (equal up to rounding).
 template <detail::real_range R>
 auto prod(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  // The prefix products are the partials' first factors and end at the value: two passes over
-  // the range, as a hand-written gradient does.
+  constexpr std::size_t lanes = detail::prod_lanes;
   return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    T prefix(1);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      visit(i);
-      p[i] = prefix;
-      prefix *= x[i].value();
+    const std::size_t n = x.size();
+    if (n < 4 * lanes) {
+      T prefix(1);
+      for (std::size_t i = 0; i < n; ++i) {
+        visit(i);
+        p[i] = prefix;
+        prefix *= x[i].value();
+      }
+      T suffix(1);
+      for (std::size_t i = n; i-- > 0;) {
+        p[i] *= suffix;
+        suffix *= x[i].value();
+      }
+      return prefix;
     }
-    T suffix(1);
-    for (std::size_t i = x.size(); i-- > 0;) {
-      p[i] *= suffix;
-      suffix *= x[i].value();
+    // Parts [l q, (l + 1) q) for l < lanes - 1, and the last part [(lanes - 1) q, n).
+    const std::size_t q = n / lanes, last = (lanes - 1) * q;
+    std::array<T, lanes> pre, suf;
+    pre.fill(T(1));
+    suf.fill(T(1));
+    // Every loop over the parts is unrolled at compile time (std::get<L>): the chains' products
+    // then stay in registers.
+    const auto each_part = [](auto&& f) {
+      [&]<std::size_t... L>(std::index_sequence<L...>) {
+        (f(std::integral_constant<std::size_t, L>{}), ...);
+      }(std::make_index_sequence<detail::prod_lanes>{});
+    };
+    for (std::size_t i = 0; i < q; ++i)
+      each_part([&](auto l) {
+        const std::size_t k = l * q + i;
+        visit(k);
+        p[k] = std::get<l>(pre);
+        std::get<l>(pre) *= x[k].value();
+      });
+    for (std::size_t k = last + q; k < n; ++k) {
+      visit(k);
+      p[k] = pre[lanes - 1];
+      pre[lanes - 1] *= x[k].value();
     }
-    return prefix;
+    for (std::size_t k = n; k-- > last + q;) {
+      p[k] *= suf[lanes - 1];
+      suf[lanes - 1] *= x[k].value();
+    }
+    for (std::size_t i = q; i-- > 0;)
+      each_part([&](auto l) {
+        const std::size_t k = l * q + i;
+        p[k] *= std::get<l>(suf);
+        std::get<l>(suf) *= x[k].value();
+      });
+    // Each part's partials times the product of the other parts, before and after it.
+    T before(1);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      T after(1);
+      for (std::size_t m = l + 1; m < lanes; ++m) after *= suf[m];
+      const T scale = before * after;
+      const std::size_t from = l * q, to = l + 1 < lanes ? from + q : n;
+      for (std::size_t k = from; k < to; ++k) p[k] *= scale;
+      before *= pre[l];
+    }
+    return before;
   });
 }
 
