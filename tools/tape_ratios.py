@@ -9,9 +9,17 @@ chain/1000 etad_tape <= 2.0x hand-written; sum, prod, log_sum_exp, normal_log_de
 quadratic_form, regression at their largest size <= 1.5x; etad_tape >= 3x faster than adolc and
 sacado_rad everywhere. "best" is the fastest etad variant (etad_tape, etad_tape_scalar, ...).
 
+With --run DIR (repeatable), each DIR holds the JSON files of one run of tools/bench.sh
+(bench.json and bench-adolc-*.json): every ratio is computed within its run, and the table shows
+the median over the runs with the lowest and highest in brackets; targets are judged on the
+median. On a shared machine, one run's ratios move by 10-30 %.
+
 Usage: tape_ratios.py [--time cpu|real] FILE.json [FILE.json ...]
+       tape_ratios.py [--time cpu|real] --run DIR --run DIR ...
 """
 import argparse
+import glob
+import os
 import json
 import statistics
 import sys
@@ -53,42 +61,84 @@ def load(paths, field):
     return table
 
 
+def ratios(table):
+    """(problem, size) -> {column: ratio} for one run, and the hand-written times."""
+    out, hand = {}, {}
+    for key, row in table.items():
+        hw = row.get("handwritten")
+        tape = row.get("etad_tape")
+        r = {}
+        for impl in ETAD + PEERS:
+            if hw and impl in row:
+                r[f"{impl} / hw"] = row[impl] / hw
+        for peer in PEERS:
+            if tape and peer in row:
+                r[f"{peer} / etad_tape"] = row[peer] / tape
+        if hw:
+            best = [row[i] for i in ETAD if i in row and i != "etad_static"]
+            if best:
+                r["best / hw"] = min(best) / hw
+            hand[key] = hw
+        out[key] = r
+    return out, hand
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+")
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--run", action="append", default=[], metavar="DIR")
     parser.add_argument("--time", choices=("cpu", "real"), default="cpu")
     args = parser.parse_args()
-    table = load(args.files, f"{args.time}_time")
-    if not table:
+    field = f"{args.time}_time"
+    if args.run:
+        tables = [load(sorted(glob.glob(os.path.join(d, "*.json"))), field) for d in args.run]
+    else:
+        tables = [load(args.files, field)]
+    tables = [t for t in tables if t]
+    if not tables:
         print("tape_ratios.py: no tape benchmark results found", file=sys.stderr)
         return 1
-    seen = {impl for row in table.values() for impl in row}
+    per_run = [ratios(t) for t in tables]
+    seen = {impl for t in tables for row in t.values() for impl in row}
     etad = [i for i in ETAD if i in seen]
     peers = [p for p in PEERS if p in seen]
-    head = (["problem", "size", "handwritten ns"] + [f"{i} / hw" for i in etad + peers] +
-            [f"{p} / etad_tape" for p in peers] + ["targets"])
+    columns = [f"{i} / hw" for i in etad + peers] + [f"{p} / etad_tape" for p in peers]
+    head = ["problem", "size", "handwritten ns"] + columns + ["targets"]
+    runs = len(per_run)
     print(f"{args.time} time; 'x / hw' is the ratio to the hand-written gradient, "
-          "'peer / etad_tape' how many times faster etad_tape is.\n")
+          "'peer / etad_tape' how many times faster etad_tape is" +
+          (f"; median of {runs} runs (lowest-highest)" if runs > 1 else "") + ".\n")
     print("| " + " | ".join(head) + " |")
     print("|---|---:|" + "---:|" * (len(head) - 3) + "---|")
     order = {p: k for k, p in enumerate(PROBLEMS)}
-    for (problem, size) in sorted(table, key=lambda ps: (order[ps[0]], int(ps[1] or 0))):
-        row = table[(problem, size)]
-        hw = row.get("handwritten")
+    keys = {k for r, _ in per_run for k in r}
+
+    def values(key, column):
+        return [r[key][column] for r, _ in per_run if key in r and column in r[key]]
+
+    def cell(vs):
+        if not vs:
+            return ""
+        m = statistics.median(vs)
+        return f"{m:.2f}" if len(vs) == 1 else f"{m:.2f} ({min(vs):.2f}-{max(vs):.2f})"
+
+    for key in sorted(keys, key=lambda ps: (order[ps[0]], int(ps[1] or 0))):
+        problem, size = key
+        hws = [h[key] for _, h in per_run if key in h]
+        hw = statistics.median(hws) if hws else None
         cells = [problem, size, (f"{hw:,.0f}" if hw >= 100 else f"{hw:.3g}") if hw else ""]
-        for impl in etad + peers:
-            cells.append(f"{row[impl] / hw:.2f}" if hw and impl in row else "")
-        tape = row.get("etad_tape")
-        for peer in peers:
-            cells.append(f"{row[peer] / tape:.2f}" if tape and peer in row else "")
+        cells += [cell(values(key, c)) for c in columns]
         notes = []
-        limit = TARGETS.get((problem, size))
-        if limit and hw and tape:
-            best = min(row[i] for i in etad if i in row and i != "etad_static")
-            mark = "ok" if tape / hw <= limit else ("ok with best variant" if best / hw <= limit else "MISSED")
+        limit = TARGETS.get(key)
+        tape_hw = values(key, "etad_tape / hw")
+        if limit and tape_hw:
+            tape_m = statistics.median(tape_hw)
+            best_m = statistics.median(values(key, "best / hw"))
+            mark = "ok" if tape_m <= limit else ("ok with best variant" if best_m <= limit else "MISSED")
             notes.append(f"<= {limit}x hw: {mark}")
         for peer in ("adolc", "sacado_rad"):
-            if tape and peer in row and row[peer] / tape < PEER_SPEEDUP:
+            vs = values(key, f"{peer} / etad_tape")
+            if vs and statistics.median(vs) < PEER_SPEEDUP:
                 notes.append(f">= 3x {peer}: MISSED")
         cells.append("; ".join(notes))
         print("| " + " | ".join(cells) + " |")
