@@ -70,6 +70,27 @@ TEST_CASE("tape storage: statements and partials are counted across blocks", "[t
   check(t, l);
 }
 
+TEST_CASE("tape storage: blocks filled by partials, not statements", "[tape][storage]") {
+  // Statements of 3 partials fill a block's partials (2^16) before its statements (2^15): the
+  // recording moves on to a new block on the partial count. z <- z * y + c with y = 1, z0 = 1,
+  // c = 0.5: z_n = 1 + n/2, dz/dz0 = 1, dz/dc = n, dz/dy = sum_k z_k = n + n (n - 1) / 4 (every
+  // term and partial sum is exact in double, so any order of summing gives these exactly).
+  etad::tape t{etad::persistent};
+  const std::size_t n = 3 * (block_partials / 3) + 1000;  // about 3 blocks of partials
+  const real z0 = t.variable(1.0), y = t.variable(1.0), c = t.variable(0.5);
+  real z = z0;
+  for (std::size_t k = 0; k < n; ++k) z = z * y + c;
+  const double nd = static_cast<double>(n);
+  CHECK(z.value() == 1.0 + nd / 2);
+  CHECK(t.statements() == 3 + n);
+  CHECK(t.partials() == 3 * n);
+  // 12 bytes per partial (value and index), 4 per statement; the 3 leading variables store none.
+  CHECK(t.used_bytes() == 3 * n * 12 + n * 4);
+  CHECK(t.gradient(z, z0, y, c) == std::array{1.0, nd + nd * (nd - 1) / 4, nd});
+  t.reset();
+  CHECK(t.used_bytes() == 0);
+}
+
 TEST_CASE("tape storage: a statement larger than a block", "[tape][storage]") {
   etad::tape t{etad::persistent};
   const std::size_t big = 2 * block_partials + 3;
