@@ -95,14 +95,21 @@ public:
     g[p_ + 1] = s * inv2 * inv - n * inv;
     return -0.5 * s * inv2 - n * std::log(sigma) - 0.5 * prior;
   }
-  double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
-    auto& t = ws.tape;
-    t.reset();  // the previous evaluation: forgotten, its memory kept
+  /// Resets the tape (the previous evaluation: forgotten, its memory kept) and records w, b and
+  /// sigma as consecutive variables in ws.a.
+  struct parameters {
+    std::span<const etad::real<double>> w;
+    const etad::real<double>& b;
+    const etad::real<double>& sigma;
+  };
+  parameters record_parameters(etad_workspace& ws) const {
+    ws.tape.reset();
     ws.a.resize(inputs().size());
-    t.variables(inputs(), ws.a);
-    const std::span<const etad::real<double>> w(ws.a.data(), p_);
-    const etad::real<double>& b = ws.a[p_];
-    const etad::real<double>& sigma = ws.a[p_ + 1];
+    ws.tape.variables(inputs(), ws.a);
+    return {std::span<const etad::real<double>>(ws.a.data(), p_), ws.a[p_], ws.a[p_ + 1]};
+  }
+  double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
+    const auto [w, b, sigma] = record_parameters(ws);
     etad::real<double> lp = 0.0;
     for (std::size_t i = 0; i < observations; ++i) {
       const std::span<const double> xi(x_.data() + i * p_, p_);
@@ -110,19 +117,13 @@ public:
       lp = lp - 0.5 * r * r;                                  // one statement
     }
     lp = lp - double(observations) * log(sigma) - 0.5 * etad::squared_norm(w) - 0.5 * b * b;
-    t.gradient(lp, ws.a, g);
+    ws.tape.gradient(lp, ws.a, g);
     return lp.value();
   }
   // mu = X w by etad::matvec (one statement per observation), then the likelihood by
   // etad::map_sum (one statement of n + 2 partials).
   double etad_tape_matvec(etad_workspace& ws, std::span<double> g) const {
-    auto& t = ws.tape;
-    t.reset();
-    ws.a.resize(inputs().size());
-    t.variables(inputs(), ws.a);
-    const std::span<const etad::real<double>> w(ws.a.data(), p_);
-    const etad::real<double>& b = ws.a[p_];
-    const etad::real<double>& sigma = ws.a[p_ + 1];
+    const auto [w, b, sigma] = record_parameters(ws);
     const std::vector<etad::real<double>> mu = etad::matvec(x_, w);
     const etad::real<double> ll = etad::map_sum(
         [](auto y, auto m, auto b, auto s) {
@@ -132,20 +133,14 @@ public:
         y_, mu, b, sigma);
     const etad::real<double> lp =
         ll - double(observations) * log(sigma) - 0.5 * etad::squared_norm(w) - 0.5 * b * b;
-    t.gradient(lp, ws.a, g);
+    ws.tape.gradient(lp, ws.a, g);
     return lp.value();
   }
   // etad::map_sum with rows_times(X, w): the whole likelihood as one statement of P + 2
   // partials, X w and X^T r computed row by row inside map_sum's loop (X read once, as
   // handwritten() does).
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
-    auto& t = ws.tape;
-    t.reset();
-    ws.a.resize(inputs().size());
-    t.variables(inputs(), ws.a);
-    const std::span<const etad::real<double>> w(ws.a.data(), p_);
-    const etad::real<double>& b = ws.a[p_];
-    const etad::real<double>& sigma = ws.a[p_ + 1];
+    const auto [w, b, sigma] = record_parameters(ws);
     const etad::real<double> inv = 1.0 / sigma;
     const etad::real<double> ss = etad::map_sum(
         [](auto y, auto m, auto b, auto i) {
@@ -155,7 +150,7 @@ public:
         y_, etad::rows_times(x_, w), b, inv);
     const etad::real<double> lp =
         -0.5 * ss - double(observations) * log(sigma) - 0.5 * etad::squared_norm(w) - 0.5 * b * b;
-    t.gradient(lp, ws.a, g);
+    ws.tape.gradient(lp, ws.a, g);
     return lp.value();
   }
   template <class AD, class ValueOf>
