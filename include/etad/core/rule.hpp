@@ -24,6 +24,9 @@ namespace etad {
 ///                                                  // (not even 0 * partial)
 ///   static constexpr bool differentiable = false;  // optional: zero gradient everywhere, no sweep
 ///   static constexpr bool predicate = true;        // optional: bool-valued (comparisons)
+///   static constexpr bool product = true;          // optional: the value is the product of the
+///                                                  // arguments, so partial i is the product of
+///                                                  // the others (see is_product_v)
 /// Members may be static (stateless rules) or not (rules with parameters, e.g. integer powers).
 /// Write value() and partials() with unqualified calls after `using std::sin;` etc. (or with
 /// etad's own functions), so that one rule serves numbers, expressions and, later, duals.
@@ -42,6 +45,14 @@ inline constexpr bool is_differentiable_v = [] {
 
 template <class Rule>
 inline constexpr bool is_gated_v = requires { requires bool(Rule::gated); };
+
+/// A product rule (mul) promises that its value is the product of its arguments and that its
+/// partials are the products of the other arguments. The static sweep uses that to treat a tree
+/// of products as one product of its factors: a factor that occurs k times (x in c x x x) gets
+/// ONE partial, k times that of its last occurrence, instead of k partials added up — what one
+/// writes by hand (3 c x^2). A product rule must not be gated.
+template <class Rule>
+inline constexpr bool is_product_v = requires { requires bool(Rule::product); };
 
 namespace detail {
 

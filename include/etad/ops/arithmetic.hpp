@@ -52,10 +52,12 @@ struct neg_op {
   static constexpr auto partials(const auto&, const auto&) { return std::array{-1}; }
 };
 
-/// a * b. Partials b, a.
+/// a * b. Partials b, a. A product rule (core/rule.hpp): in a static gradient, a tree of * is
+/// differentiated as one product, a factor repeated k times getting k times one partial.
 struct mul_op {
   static constexpr std::string_view name = "mul";
   static constexpr std::size_t arity = 2;
+  static constexpr bool product = true;
   static constexpr auto value(const auto& a, const auto& b) { return a * b; }
   static constexpr auto partials(const auto& a, const auto& b, const auto&) { return std::array{b, a}; }
 };

@@ -75,6 +75,89 @@ inline constexpr F empty_frame{};
 template <class E, class S>
 inline constexpr typename kids_of<E, S>::type empty_kids{};
 
+// --- trees of products ------------------------------------------------------------------------
+// A tree of product nodes (a * b * c ...) is differentiated as one product of its factors (the
+// non-product subexpressions below it, left to right). A factor that is input-only (x, sin(x))
+// has the same value at every occurrence, and so the same partial: only its last occurrence
+// receives one, k times its own for k occurrences, and the subtrees that hold nothing else that
+// needs a partial (earlier occurrences, constants) are not visited. For c x x x that is
+// 3 * (c x x), where the plain reverse sweep computes and adds three partials. Values are
+// untouched (they are computed as written); gradients change only by rounding.
+
+template <class E>
+inline constexpr bool is_product_node_v = false;
+template <class Op, class... C>
+inline constexpr bool is_product_node_v<node<Op, C...>> = is_product_v<Op>;
+
+template <class E>
+inline constexpr bool is_constant_leaf_v = false;
+template <class T>
+inline constexpr bool is_constant_leaf_v<constant<T>> = true;
+
+/// The factors of E, left to right: E itself unless it is a product node.
+template <class E>
+struct factors_of {
+  using type = boost::mp11::mp_list<E>;
+};
+template <class Op, class... C>
+  requires is_product_v<Op>
+struct factors_of<node<Op, C...>> {
+  using type = boost::mp11::mp_append<typename factors_of<C>::type...>;
+};
+template <class E>
+inline constexpr std::size_t factor_count_v = boost::mp11::mp_size<typename factors_of<E>::type>::value;
+
+/// What each factor of a product receives: 0 (nothing: a constant, or an earlier occurrence of a
+/// repeated input-only factor), 1, or k for the last of k occurrences.
+template <class Factors>
+struct product_plan;
+template <class... F>
+struct product_plan<boost::mp11::mp_list<F...>> {
+  static constexpr std::size_t n = sizeof...(F);
+  static constexpr std::array<std::size_t, n> weight = [] {
+    // Factor i's type, named by the position of its first occurrence.
+    constexpr std::array<std::size_t, n> id{boost::mp11::mp_find<boost::mp11::mp_list<F...>, F>::value...};
+    constexpr std::array<bool, n> shared{bool(F::input_only)...};
+    constexpr std::array<bool, n> constant{is_constant_leaf_v<F>...};
+    std::array<std::size_t, n> w{};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (constant[i]) continue;
+      if (!shared[i]) {
+        w[i] = 1;
+        continue;
+      }
+      std::size_t count = 0, last = i;
+      for (std::size_t j = 0; j < n; ++j)
+        if (id[j] == id[i]) ++count, last = j;
+      w[i] = i == last ? count : 0;
+    }
+    return w;
+  }();
+  /// Some factor of positions [from, to) receives a partial.
+  static constexpr bool reaches(std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+      if (weight[i] != 0) return true;
+    return false;
+  }
+  /// Some factor occurs more than once: the merged sweep saves work.
+  static constexpr bool merges = [] {
+    for (std::size_t w : weight)
+      if (w > 1) return true;
+    return false;
+  }();
+};
+template <class E>
+using product_plan_t = product_plan<typename factors_of<E>::type>;
+
+/// A product node whose tree repeats an input-only factor.
+template <class E>
+inline constexpr bool merges_factors_v = [] {
+  if constexpr (is_product_node_v<E>)
+    return product_plan_t<E>::merges;
+  else
+    return false;
+}();
+
 /// The key of a sweep over explicitly given roots (a tape statement, evaluate()). A sweep is
 /// named by its key, and every function the sweep instantiates carries that name: the key must
 /// stay short even when the roots are huge types, so the static front doors use the traced
@@ -233,8 +316,44 @@ struct sweep {
     } else if constexpr (E::input_only) {
       slot_adjoint[slot<E>] += adj;
       reached[slot<E>] = true;
+    } else if constexpr (merges_factors_v<E>) {
+      backward_product<product_plan_t<E>, 0>(e, fr, adj);
     } else {
       for_each_partial(e, fr, push_adjoint{this, adj});
+    }
+  }
+
+  /// backward() of a product tree whose factors start at position At of Plan (see product_plan).
+  template <class Plan, std::size_t At, class E>
+  ETAD_SWEEP_INLINE constexpr void backward_product(const E& e, const frame<E, S>& fr, const S& adj) {
+    using Op = typename E::op_type;
+    static_assert(!is_gated_v<Op>, "etad: a product rule cannot be gated; drop `product` or `gated`");
+    const auto& k = kids(fr);
+    [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
+      constexpr std::array<std::size_t, E::arity> size{factor_count_v<child_t_of<E, I>>...};
+      constexpr std::array<std::size_t, E::arity> start = [&] {
+        std::array<std::size_t, E::arity> s{};
+        for (std::size_t i = 1; i < E::arity; ++i) s[i] = s[i - 1] + size[i - 1];
+        return s;
+      }();
+      const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+      check_partials<Op, E::arity, decltype(p)>();
+      in_order({(product_factor<Plan, At + start[I]>(get<I>(e.children), get<I>(k), adj,
+                                                     static_cast<S>(std::get<I>(p))),
+                 0)...});
+    }(std::make_index_sequence<E::arity>{});
+  }
+
+  template <class Plan, std::size_t At, class C>
+  ETAD_SWEEP_INLINE constexpr void product_factor(const C& c, const frame<C, S>& cf, const S& adj,
+                                                  const S& p) {
+    if constexpr (Plan::reaches(At, At + factor_count_v<C>)) {
+      if constexpr (is_product_node_v<C>)
+        backward_product<Plan, At>(c, cf, adj * p);
+      else if constexpr (Plan::weight[At] == 1)
+        backward(c, cf, adj * p);
+      else
+        backward(c, cf, static_cast<S>(Plan::weight[At]) * (adj * p));
     }
   }
 
@@ -250,7 +369,10 @@ struct sweep {
     using E = boost::mp11::mp_at_c<slot_list, K>;
     if constexpr (is_differentiable_v<typename E::op_type>) {
       if (!reached[K]) return;
-      for_each_partial(E{}, empty_frame<frame<E, S>>, push_adjoint{this, slot_adjoint[K]});
+      if constexpr (merges_factors_v<E>)
+        backward_product<product_plan_t<E>, 0>(E{}, empty_frame<frame<E, S>>, slot_adjoint[K]);
+      else
+        for_each_partial(E{}, empty_frame<frame<E, S>>, push_adjoint{this, slot_adjoint[K]});
     }
   }
 
