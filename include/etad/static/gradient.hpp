@@ -146,8 +146,9 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
     return {sw.forward(get<I>(roots), get<I>(frames))...};
   }
   ETAD_SWEEP_INLINE constexpr void reset_adjoints() {
-    sw.grad = {};
-    sw.slot_adjoint = sw.filled(-S(0));
+    sw.grad = sw.template filled<N>(-S(0));
+    sw.input_reached = {};
+    sw.slot_adjoint = sw.template filled<sweep<S, N, Key>::slots>(-S(0));
     sw.reached = {};
   }
   ETAD_SWEEP_INLINE constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
@@ -156,7 +157,7 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
     in_order({((seed[I] != S(0) ? sw.backward(get<I>(roots), get<I>(frames), seed[I]) : void()),
                0)...});
     sw.backward_slots();
-    return sw.grad;
+    return sw.gradient();
   }
   ETAD_SWEEP_INLINE constexpr std::array<S, outputs> tangent(const std::array<S, N>& v) {
     sw.dx = v;

@@ -181,21 +181,33 @@ struct sweep {
   static flat_tuple<value_t<Sh, S>...> slot_values_type(boost::mp11::mp_list<Sh...>);
 
   std::array<S, N> x{};
-  std::array<S, N> grad{};
+  // Input adjoints start at -0.0 too; an input that received nothing reports +0.0 (gradient()).
+  // Without gates every flag is a compile-time true after inlining: no test, and the first
+  // contribution to each input is a move, not an addition to +0.0.
+  std::array<S, N> grad = filled<N>(-S(0));
+  std::array<bool, N> input_reached{};
   std::array<S, N> dx{};
   decltype(slot_values_type(slot_list{})) slot_value{};
   // Adjoints start at -0.0, the identity of +: the first contribution then compiles to a move.
-  std::array<S, slots> slot_adjoint = filled(-S(0));
+  std::array<S, slots> slot_adjoint = filled<slots>(-S(0));
   // A slot below a gated edge (select, min, ...) may get no contribution: it must then push
   // nothing, not 0 * partial, which is NaN when the partial is infinite. For ungated expressions
   // every flag is a compile-time true after inlining and the test disappears.
   std::array<bool, slots> reached{};
   std::array<S, slots> slot_tangent{};
 
-  static ETAD_SWEEP_INLINE constexpr std::array<S, slots> filled(S v) {
-    std::array<S, slots> a{};
+  template <std::size_t M>
+  static ETAD_SWEEP_INLINE constexpr std::array<S, M> filled(S v) {
+    std::array<S, M> a{};
     for (auto& e : a) e = v;
     return a;
+  }
+
+  /// The input adjoints, +0.0 for an input that received nothing.
+  ETAD_SWEEP_INLINE constexpr std::array<S, N> gradient() const {
+    std::array<S, N> g{};
+    for (std::size_t i = 0; i < N; ++i) g[i] = input_reached[i] ? grad[i] : S(0);
+    return g;
   }
 
   // --- frames of children -------------------------------------------------------------------
@@ -307,6 +319,7 @@ struct sweep {
   ETAD_SWEEP_INLINE constexpr void backward(const E& e, const frame<E, S>& fr, const S& adj) {
     if constexpr (is_arg_v<E>) {
       grad[E::index] += adj;
+      input_reached[E::index] = true;
     } else if constexpr (is_active_leaf_v<E>) {
       fr.adjoint += adj;
     } else if constexpr (!is_node_v<E>) {
