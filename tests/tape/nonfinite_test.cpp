@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <vector>
 
@@ -137,4 +138,62 @@ TEST_CASE("tape nonfinite: an exactly zero adjoint pushes nothing across stateme
   const reals targets{r, y}, sources{x};
   const std::array<double, 2> seeds{0.0, 1.0};
   CHECK(t.gradients(targets, sources, {.output_gradients = seeds})[0] == 2.0);
+}
+
+TEST_CASE("tape nonfinite: log_sum_exp's -inf, +inf and NaN elements, in short and long ranges",
+          "[tape][nonfinite]") {
+  // As documented: a -inf element weighs 0; a +inf maximum gives +inf (NaN partials for the
+  // infinite elements); a NaN element anywhere makes the value and every partial NaN. Lengths 3
+  // and 37 (the vectorized exponentials' main loop and its remainder).
+  etad::tape t{etad::persistent};
+  const auto variables = [&](const std::vector<double>& v) {
+    reals r;
+    for (const double e : v) r.push_back(t.variable(e));
+    return r;
+  };
+  for (const std::size_t n : {3, 37}) {
+    INFO("n = " << n);
+    std::vector<double> base(n);
+    for (std::size_t i = 0; i < n; ++i) base[i] = 0.25 * static_cast<double>(i % 7) - 1.0;
+    {
+      std::vector<double> v = base;
+      v[1] = -inf;
+      v[n - 1] = -inf;
+      const reals x = variables(v);
+      const real l = etad::log_sum_exp(x);
+      double z = 0;
+      for (const double e : v) z += std::exp(e);
+      CHECK(l.value() == Approx(std::log(z)).epsilon(1e-15));
+      std::vector<double> g(n);
+      t.gradient(l, x, g);
+      CHECK(g[1] == 0.0);
+      CHECK(g[n - 1] == 0.0);
+      CHECK(g[0] == Approx(std::exp(v[0]) / z).epsilon(1e-15));
+    }
+    {
+      std::vector<double> v = base;
+      v[n / 2] = inf;
+      const reals x = variables(v);
+      const real l = etad::log_sum_exp(x);
+      CHECK(l.value() == inf);
+      std::vector<double> g(n);
+      t.gradient(l, x, g);
+      CHECK(std::isnan(g[n / 2]));
+      CHECK(g[0] == 0.0);  // e^(x_0 - inf)
+    }
+    for (const std::size_t at : {std::size_t(0), std::size_t(1), n - 1}) {
+      INFO("NaN at " << at);
+      std::vector<double> v = base;
+      v[at] = quiet_nan;
+      const reals x = variables(v);
+      const real l = etad::log_sum_exp(x);
+      CHECK(std::isnan(l.value()));
+      std::vector<double> g(n);
+      t.gradient(l, x, g);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("i = " << i);
+        CHECK(std::isnan(g[i]));
+      }
+    }
+  }
 }

@@ -7,10 +7,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -229,6 +231,71 @@ TEST_CASE("tape reduce: log_sum_exp is softmax's potential", "[tape][reduce]") {
     CHECK(gradient_all(t, l, x) == std::vector<double>{0.0, 1.0});
     const std::vector<real> y = variables(t, {inf, 0.0});
     CHECK(etad::log_sum_exp(y).value() == inf);
+  }
+}
+
+TEST_CASE("tape reduce: log_sum_exp against long double, also where most terms underflow", "[tape][reduce]") {
+  // The reference is computed independently, in long double with expl and logl; the spreads up
+  // to 3000 make e^(x_i - max) underflow to subnormals and to 0 for many elements. Bounds: a few
+  // ulps on value and partials (relative; partials also the rounding of x_i - max), plus two
+  // subnormal steps absolute for partials that are (nearly) subnormal.
+  etad::tape t{etad::persistent};
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> unit(0, 1), centre(-50, 50);
+  std::size_t zeros = 0, subnormals = 0;
+  for (const std::size_t n : {1, 2, 7, 8, 9, 33, 1000, 4099})
+    for (const double spread : {1.0, 30.0, 800.0, 3000.0}) {
+      INFO("n = " << n << ", spread = " << spread);
+      std::vector<double> v(n);
+      const double c = centre(rng);
+      for (double& e : v) e = c + spread * unit(rng);
+      if (n > 2) v[n / 2] = v[n / 3];  // a repeated value
+      long double m = v[0];
+      for (const double e : v) m = std::max(m, static_cast<long double>(e));
+      long double s = 0;
+      for (const double e : v) s += std::exp(static_cast<long double>(e) - m);
+      const long double want = m + std::log(s);
+      t.reset();
+      const std::vector<real> x = variables(t, v);
+      const real l = etad::log_sum_exp(x);
+      CHECK(std::fabs(l.value() - want) <= 4e-16L * std::fabs(want) + 1e-15L);
+      const auto g = gradient_all(t, l, x);
+      double total = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("i = " << i << ", x_i - max = " << static_cast<double>(v[i] - m));
+        const long double gi = std::exp(static_cast<long double>(v[i]) - m) / s;
+        // x_i - max is rounded to double before the exponential (in any shifted formula): a
+        // relative error of up to |x_i - max| 2^-53 in the partial, on top of a few ulps.
+        const long double shift_error = std::fabs(static_cast<long double>(v[i]) - m) * 0x1p-53L;
+        CHECK(std::fabs(g[i] - gi) <=
+              (2e-15L + shift_error) * gi + 2 * std::numeric_limits<double>::denorm_min());
+        total += g[i];
+        zeros += g[i] == 0.0;
+        subnormals += g[i] != 0.0 && g[i] < std::numeric_limits<double>::min();
+      }
+      CHECK(total == Approx(1.0).epsilon(1e-13));
+    }
+  // The data did reach the underflowing and the subnormal partials.
+  CHECK(zeros > 1000);
+  CHECK(subnormals > 10);
+}
+
+TEST_CASE("tape reduce: log_sum_exp agrees with the static layer's", "[tape][reduce]") {
+  // The static layer computes its exponentials with std::exp, the tape with etad's own kernel.
+  const std::array<double, 9> v{0.5, -1.0, 2.0, 0.0, -700.0, 1.5, -30.0, 2.0, -3.25};
+  const auto [value, gradient] =
+      etad::gradient([](const auto& p) { return etad::log_sum_exp(p); }, v);
+  etad::tape t;
+  const std::vector<real> x = variables(t, std::vector<double>(v.begin(), v.end()));
+  const real l = etad::log_sum_exp(x);
+  CHECK(l.value() == Approx(value).epsilon(4e-16));
+  const auto g = gradient_all(t, l, x);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    INFO("i = " << i);
+    // The static partial is e^(x_i - value), the tape's e^(x_i - max) / s: the two shifts are
+    // rounded differently, by up to |x_i - value| 2^-53 relative.
+    const double shift_error = std::fabs(v[i] - value) * 0x1p-52;
+    CHECK(g[i] == Approx(gradient[i]).epsilon(2e-15 + shift_error));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <etad/core/config.hpp>
 #include <etad/core/error.hpp>
+#include <etad/ops/detail/exp_nonpositive.hpp>
 #include <etad/tape/real.hpp>
 #include <etad/tape/tape.hpp>
 
@@ -436,7 +437,16 @@ auto prod(const R& range) {
 }
 
 /// log(sum exp x_i), computed stably around m = max x_i. Partials softmax(x)_i. An empty range
-/// gives -inf; a range whose maximum is +inf gives +inf (partials NaN for the infinite ones).
+/// gives -inf; a -inf element gets weight 0; a range whose maximum is +inf gives +inf (partials
+/// NaN for the infinite ones); a NaN element makes the value and every partial NaN.
+/// For double, the exponentials e^(x_i - m) come from detail::exp_nonpositive (within 0.65 ulp
+/// of e^x, where std::exp is within about 0.5) in a loop the compiler vectorizes, and are summed
+/// in detail::sum_lanes lanes as sum() sums. So values and partials are rounded differently from
+/// a loop of std::exp: on seeded ranges of 1 to 2000 elements, by up to 4 ulps in the value and
+/// 29 in the partials, the size of either summation order's own rounding error (measured against
+/// long double with the same shifts x_i - m, the partials were within 10 ulps, the std::exp
+/// loop's within 31). Other element types (float, long double, reals of a nested tape) use
+/// std::exp in one loop, as do ranges whose maximum is not finite.
 template <detail::real_range R>
 auto log_sum_exp(const R& range) {
   using T = typename detail::real_of<R>::value_type;
@@ -466,23 +476,44 @@ auto log_sum_exp(const R& range) {
       for (std::size_t i = 0; i < x.size(); ++i) p[i] = exp(x[i].value() - v);
     });
   }
-  // One exp per element: the shifted exponentials are written as partials while summing,
-  // then scaled in place by 1/s.
-  return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    T s(0);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      p[i] = exp(x[i].value() - m);
-      s += p[i];
-    }
-    // The range check rides on the scaling loop, not on the exp loop (where its state would be
-    // spilled around every call of exp).
-    const T inv = T(1) / s;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      visit(i);
-      p[i] *= inv;
-    }
-    return m + log(s);
-  });
+  if constexpr (std::is_same_v<T, double>) {
+    // One exp per element, by etad's branch-free kernel for x <= 0 (x_i - m <= 0 here, and NaN
+    // for a NaN element), in a loop of its own that the compiler vectorizes; the shifted
+    // exponentials are written as partials, summed in lanes, then scaled in place by 1/s.
+    return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
+      const std::size_t n = x.size();
+      const real<T>* xs = x.data();
+      for (std::size_t i = 0; i < n; ++i) p[i] = detail::exp_nonpositive(xs[i].value() - m);
+      detail::lane_sum<T> sum;
+      detail::for_each_lane(n, [&](std::size_t i, auto lane) { sum.add(lane, p[i]); });
+      const T s = sum.total();
+      // The range check rides on the scaling loop, not on the exp loop.
+      const T inv = T(1) / s;
+      for (std::size_t i = 0; i < n; ++i) {
+        visit(i);
+        p[i] *= inv;
+      }
+      return m + log(s);
+    });
+  } else {
+    // One exp per element: the shifted exponentials are written as partials while summing,
+    // then scaled in place by 1/s.
+    return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
+      T s(0);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        p[i] = exp(x[i].value() - m);
+        s += p[i];
+      }
+      // The range check rides on the scaling loop, not on the exp loop (where its state would
+      // be spilled around every call of exp).
+      const T inv = T(1) / s;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        visit(i);
+        p[i] *= inv;
+      }
+      return m + log(s);
+    });
+  }
 }
 
 }  // namespace etad
