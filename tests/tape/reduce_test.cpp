@@ -281,7 +281,8 @@ TEST_CASE("tape reduce: log_sum_exp against long double, also where most terms u
 }
 
 TEST_CASE("tape reduce: log_sum_exp agrees with the static layer's", "[tape][reduce]") {
-  // The static layer computes its exponentials with std::exp, the tape with etad's own kernel.
+  // The static layer's partials are e^(x_i - value), the tape's e^(x_i - max) / s, with the
+  // sum in lanes on the tape and in order in the static layer.
   const std::array<double, 9> v{0.5, -1.0, 2.0, 0.0, -700.0, 1.5, -30.0, 2.0, -3.25};
   const auto [value, gradient] =
       etad::gradient([](const auto& p) { return etad::log_sum_exp(p); }, v);

@@ -1,0 +1,133 @@
+// tests/ops/reductions_test.cpp — log_sum_exp over a pack (the static layer's reduction, whose
+// exponentials in double come from detail::exp_nonpositive): value and gradient against an
+// independent long double evaluation (also with spreads where terms underflow), against central
+// differences, and the -inf/+inf/NaN elements; the float path (std::exp) too.
+#include <etad/etad.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <utility>
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+template <std::size_t N>
+auto lse_gradient(const std::array<double, N>& x) {
+  return etad::gradient([](const auto& p) { return etad::log_sum_exp(p); }, x);
+}
+
+/// log sum e^x_i and softmax in long double, around the maximum.
+template <std::size_t N>
+std::pair<long double, std::array<long double, N>> reference(const std::array<double, N>& x) {
+  long double m = x[0];
+  for (const double e : x) m = std::max(m, static_cast<long double>(e));
+  long double s = 0;
+  for (const double e : x) s += std::exp(static_cast<long double>(e) - m);
+  std::array<long double, N> g{};
+  for (std::size_t i = 0; i < N; ++i) g[i] = std::exp(static_cast<long double>(x[i]) - m) / s;
+  return {m + std::log(s), g};
+}
+
+template <std::size_t N>
+void check_against_reference(const std::array<double, N>& x) {
+  const auto [value, gradient] = lse_gradient(x);
+  const auto [want, g_want] = reference(x);
+  CHECK(std::fabs(value - want) <= 4e-16L * std::fabs(want) + 1e-15L);
+  for (std::size_t i = 0; i < N; ++i) {
+    INFO("i = " << i << ", x_i - value = " << x[i] - value);
+    // The partial is e^(x_i - value) (the formula, not the exponential, decides this): value is
+    // rounded to double (an absolute error up to |value| 2^-53) and so is the shift (up to
+    // |x_i - value| 2^-53), each a relative error of the partial, on top of a few ulps.
+    const long double shift_error = (std::fabs(x[i] - value) + std::fabs(value) + 1) * 0x1p-52L;
+    CHECK(std::fabs(gradient[i] - g_want[i]) <=
+          (2e-15L + shift_error) * g_want[i] + 2 * std::numeric_limits<double>::denorm_min());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("static log_sum_exp: value and softmax against long double", "[ops][reductions]") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const double spread : {1.0, 20.0, 700.0, 2000.0}) {
+    INFO("spread = " << spread);
+    for (int trial = 0; trial < 20; ++trial) {
+      std::array<double, 13> x{};
+      for (double& e : x) e = -20 + spread * unit(rng);
+      check_against_reference(x);
+    }
+  }
+  check_against_reference(std::array{0.0});
+  check_against_reference(std::array{1000.0, 1001.0});  // e^x would overflow
+  check_against_reference(std::array{-1000.0, -1001.0, -1745.0});  // underflow; the last to 0
+  const auto [v, g] = lse_gradient(std::array{-1000.0, -1001.0, -1745.0});
+  CHECK(g[2] == 0.0);
+  CHECK(v == Approx(-1000.0 + std::log1p(std::exp(-1.0))).epsilon(1e-15));
+}
+
+TEST_CASE("static log_sum_exp: gradient matches central differences", "[ops][reductions]") {
+  const std::array<double, 5> x{0.3, -1.7, 2.2, 0.9, -0.4};
+  const auto [value, gradient] = lse_gradient(x);
+  const auto f = [](std::array<long double, 5> y) {
+    long double s = 0;
+    for (const long double e : y) s += std::exp(e);
+    return std::log(s);
+  };
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::array<long double, 5> up{}, down{};
+    for (std::size_t j = 0; j < x.size(); ++j) up[j] = down[j] = x[j];
+    const long double h = 1e-6L;
+    up[i] += h;
+    down[i] -= h;
+    const long double fd = (f(up) - f(down)) / (2 * h);
+    INFO("i = " << i);
+    CHECK(gradient[i] == Approx(static_cast<double>(fd)).epsilon(1e-9));
+  }
+  CHECK(value == Approx(static_cast<double>(f({0.3L, -1.7L, 2.2L, 0.9L, -0.4L}))).epsilon(1e-15));
+}
+
+TEST_CASE("static log_sum_exp: -inf, +inf and NaN elements", "[ops][reductions]") {
+  const double quiet_nan = std::numeric_limits<double>::quiet_NaN();
+  {
+    const auto [v, g] = lse_gradient(std::array{-inf, 0.0, -inf});
+    CHECK(v == 0.0);
+    CHECK(g == std::array{0.0, 1.0, 0.0});
+  }
+  {
+    const auto [v, g] = lse_gradient(std::array{0.0, inf, 1.0});
+    CHECK(v == inf);
+    CHECK(g[0] == 0.0);
+    CHECK(std::isnan(g[1]));  // e^(inf - inf)
+    CHECK(g[2] == 0.0);
+  }
+  {
+    const auto [v, g] = lse_gradient(std::array{-inf, -inf});
+    CHECK(v == -inf);
+    CHECK(std::isnan(g[0]));  // e^(-inf - -inf)
+  }
+  for (std::size_t at = 0; at < 3; ++at) {
+    INFO("NaN at " << at);
+    std::array<double, 3> x{0.5, -1.0, 2.0};
+    x[at] = quiet_nan;
+    const auto [v, g] = lse_gradient(x);
+    CHECK(std::isnan(v));
+    for (const double e : g) CHECK(std::isnan(e));
+  }
+}
+
+TEST_CASE("static log_sum_exp: float keeps std::exp and float precision", "[ops][reductions]") {
+  const auto [v, g] =
+      etad::gradient([](const auto& p) { return etad::log_sum_exp(p); }, std::array{0.5f, -1.0f, 2.0f});
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(v)>, float>);
+  const double z = std::exp(0.5) + std::exp(-1.0) + std::exp(2.0);
+  CHECK(v == Approx(std::log(z)).epsilon(1e-6));
+  CHECK(g[2] == Approx(std::exp(2.0) / z).epsilon(1e-6));
+}
