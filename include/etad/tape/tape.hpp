@@ -263,21 +263,52 @@ void basic_tape<T>::check(const real<T>& r, const char* what) const {
 template <class T>
 void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sources,
                              std::span<T> out) {
+  // The common call (one target, seed 1, no stop_gradients, zero for unconnected sources) on a
+  // path of its own: sweep() serves every option of gradients(), and its general set-up (the
+  // targets' loops, the options, the flags) was a third of a small evaluation's instructions.
+  // The checks are sweep()'s, in the same order.
   if (out.size() != sources.size())
     throw error("etad: gradient() got " + std::to_string(out.size()) + " output slots for " +
                 std::to_string(sources.size()) + " sources; give one slot per source");
-  const real<T> targets[] = {target};
+  if (used_ && !persistent_) [[unlikely]]
+    throw error("etad: gradient() was already called on this non-persistent tape; construct it "
+                "as etad::tape{etad::persistent} to take several gradients");
+  check(target, "a target");
   const std::size_t m = sources.size();
+  const real<T>* src = sources.data();
+  const detail::index_t n = store_.size();
   // Many sources (a gradient w.r.t. a vector of inputs): rather than a pass over them before the
   // sweep (for the lowest index and the epoch checks) and a second one after it, the sweep goes
   // down to the leading variables (always enough) and ONE pass after it checks them and copies
   // their adjoints out. (A foreign source is then reported after the sweep.)
   const bool many = m > 16;
-  const detail::index_t first =
-      sweep(targets, many ? std::span<const real<T>>() : sources,
-            {.unconnected_gradients = unconnected::zero}, many);
-  const T* adj = adjoints_.data();
-  const real<T>* src = sources.data();
+  detail::index_t lo = n, contiguous = 0;
+  if (many) {
+    lo = leading_;
+  } else if (m != 0) {
+    // One branch-free pass for reals from another tape or epoch, and for consecutive indices.
+    const std::uint64_t key0 = detail::key_of(src[0]);
+    std::uint64_t gaps = 0;
+    for (std::size_t k = 0; k < m; ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    const detail::index_t f = src[0].index();
+    if (gaps == 0 && f != 0 && src[0].epoch() == epoch_) {
+      contiguous = f;
+      lo = f;
+    } else {
+      for (std::size_t k = 0; k < m; ++k) {
+        check(src[k], "a source");
+        lo = std::min(lo, src[k].index() == 0 ? n : src[k].index());
+      }
+    }
+  }
+  used_ = true;
+  const detail::index_t hi = target.index();
+  lo = std::max(lo, leading_);  // the leading variables have no partials to push
+  adjoints_.assign(n, T(0));
+  T* adj = adjoints_.data();
+  if (hi != 0) adj[hi] = T(1);
+  store_.sweep_adjoints(adj, hi, lo);
+  adj[0] = T(0);  // the sink of constants' partials: never an answer (a constant source reads 0)
   if (many) {
     const detail::index_t f = src[0].index();
     if (f != 0 && std::size_t(f) + m <= adjoints_.size() && src[0].epoch() == epoch_) {
@@ -294,14 +325,13 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
       if (gaps == 0) return;
     }
     for (const auto& s : sources) check(s, "a source");
-  } else if (first != 0) {
+  } else if (contiguous != 0) {
     // Consecutive sources: a contiguous copy (a loop: rep movsb is slower at these sizes).
-    const T* __restrict a = adj + first;
+    const T* __restrict a = adj + contiguous;
     T* __restrict o = out.data();
     for (std::size_t k = 0; k < m; ++k) o[k] = a[k];
     return;
   }
-  // adj[0] (the sink of constants' partials) was zeroed by sweep(): a constant source reads 0.
   for (std::size_t k = 0; k < m; ++k) out[k] = adj[src[k].index()];
 }
 

@@ -33,7 +33,10 @@ template <class T>
 struct block {
   std::unique_ptr<T[]> partial;
   std::unique_ptr<index_t[]> input;
-  std::unique_ptr<index_t[]> end;  // end[s]: one past the last partial of statement s in here
+  // end[s]: one past the last partial of statement s in here. end[-1] is a sentinel 0, so that
+  // the sweep reads statement s's first partial from end[s - 1] with no test for s == 0.
+  std::unique_ptr<index_t[]> end_storage;
+  index_t* end;
   std::size_t partial_capacity = 0;
   std::size_t statement_capacity = 0;
   std::size_t partials = 0;
@@ -41,11 +44,14 @@ struct block {
   index_t first = 0;  // index defined by this block's first statement
 
   block(std::size_t pcap, std::size_t scap)
-      : partial(new T[pcap]), input(new index_t[pcap]), end(new index_t[scap]),
-        partial_capacity(pcap), statement_capacity(scap) {}
+      : partial(new T[pcap]), input(new index_t[pcap]), end_storage(new index_t[scap + 1]),
+        end(end_storage.get() + 1), partial_capacity(pcap), statement_capacity(scap) {
+    end[-1] = 0;
+  }
 
   std::size_t bytes() const {
-    return partial_capacity * (sizeof(T) + sizeof(index_t)) + statement_capacity * sizeof(index_t);
+    return partial_capacity * (sizeof(T) + sizeof(index_t)) +
+           (statement_capacity + 1) * sizeof(index_t);
   }
 };
 
@@ -59,6 +65,42 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
   const bool uniform = (in[1] & range_flag) != 0;
   const std::size_t length = in[1] & ~range_flag;
   return {in[0], length, m - range_header - (uniform ? 0 : length), uniform};
+}
+
+/// Pushes a * p[j] to adj[in[j]] for an ordinary statement of m partials, the contributions to
+/// index `below` into `next` (see statement_store::sweep_adjoints), in the order j = 0, 1, ...
+/// Statements of up to four partials (most scalar statements) are unrolled: no loop counter,
+/// and each position's branch is predicted on its own.
+template <class T>
+ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, const T& a, const T* p, const index_t* in,
+                                 index_t below, std::size_t j) {
+  const index_t q = in[j];
+  if (q == below)
+    next += a * p[j];
+  else
+    adj[q] += a * p[j];
+}
+template <class T>
+ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, const T& a, const T* p, const index_t* in,
+                                      std::size_t m, index_t below) {
+  switch (m) {
+    case 0:
+      return;
+    case 1:
+      push_one(adj, next, a, p, in, below, 0);
+      return;
+    case 2:
+      push_one(adj, next, a, p, in, below, 0);
+      push_one(adj, next, a, p, in, below, 1);
+      return;
+    case 3:
+      push_one(adj, next, a, p, in, below, 0);
+      push_one(adj, next, a, p, in, below, 1);
+      push_one(adj, next, a, p, in, below, 2);
+      return;
+    default:
+      for (std::size_t j = 0; j < m; ++j) push_one(adj, next, a, p, in, below, j);
+  }
 }
 
 /// Pushes a * (a range statement's partials) to its inputs' adjoints.
@@ -155,7 +197,7 @@ public:
       if (cur_ == nullptr || !fits(*cur_, 0)) next_block(0);
       block<T>& b = blocks_[current_];
       const std::size_t k = std::min(count, b.statement_capacity - b.statements);
-      std::fill_n(b.end.get() + b.statements, k, static_cast<index_t>(b.partials));
+      std::fill_n(b.end + b.statements, k, static_cast<index_t>(b.partials));
       b.statements += k;
       next_ += static_cast<index_t>(k);
       count -= k;
@@ -247,7 +289,7 @@ public:
         auto [s, stop] = visited(b, hi, lo);
         const T* partial = b.partial.get();
         const index_t* input = b.input.get();
-        const index_t* end = b.end.get();
+        const index_t* end = b.end;
         index_t e = end[s - 1];
         while (s-- > stop) {
           const index_t idx = b.first + static_cast<index_t>(s);
@@ -284,34 +326,10 @@ public:
       const block<T>& b = blocks_[bi];
       if (b.statements != 0) {
         auto [s, stop] = visited(b, hi, lo);
-        const T* partial = b.partial.get();
-        const index_t* input = b.input.get();
-        const index_t* end = b.end.get();
-        while (s-- > stop) {
-          const index_t i = b.first + static_cast<index_t>(s);
-          const index_t raw = end[s];
-          const std::size_t begin = s == 0 ? 0 : (end[s - 1] & ~range_flag);
-          const std::size_t m = (raw & ~range_flag) - begin;
-          const T* p = partial + begin;
-          const index_t* in = input + begin;
-          const T a = next;
-          adj[i] = a;  // the adjoint as memory holds it (sources may be intermediates)
-          const index_t below = i - 1;
-          next = adj[below];
-          last = i;
-          if (bool(a == T(0))) continue;
-          if ((raw & range_flag) == 0) [[likely]] {
-            for (std::size_t j = 0; j < m; ++j) {
-              const index_t q = in[j];
-              if (q == below)
-                next += a * p[j];
-              else
-                adj[q] += a * p[j];
-            }
-          } else {
-            push_range(adj, a, p, in, m);
-            next = adj[below];  // a range may cover i - 1
-          }
+        if (s > stop) {
+          next = sweep_block(adj, next, b.partial.get(), b.input.get(), b.end, s, stop,
+                             b.first + static_cast<index_t>(s - 1));
+          last = b.first + static_cast<index_t>(stop);
         }
         if (stop != 0) break;
       }
@@ -319,6 +337,42 @@ public:
       --bi;
     }
     if (last != 0) adj[last - 1] = next;
+  }
+
+  // Statements stop <= s < top of one block (top > stop), newest first; `next` is the adjoint of
+  // statement top - 1 (index i_top), and the result that of the index below statement stop. Its
+  // own function, so that the compiler allocates registers for this loop alone (inlined into
+  // sweep_adjoints, g++ 12 kept the statement index in memory). Each statement loads one end[]
+  // entry, its start: its end is the start of the statement above (end[-1] is a sentinel 0).
+  [[gnu::noinline]] static T sweep_block(T* adj, T next, const T* partial, const index_t* input,
+                                         const index_t* end, std::size_t top, std::size_t stop,
+                                         index_t i_top) {
+    const index_t* e = end + top - 1;         // statement i's end
+    const index_t* const e_stop = end + stop - 1;
+    index_t i = i_top;
+    index_t raw = *e;
+    do {
+      const index_t raw_below = *--e;
+      const std::size_t begin = raw_below & ~range_flag;
+      const std::size_t m = (raw & ~range_flag) - begin;
+      const bool ranged = (raw & range_flag) != 0;
+      raw = raw_below;
+      const T* p = partial + begin;
+      const index_t* in = input + begin;
+      const T a = next;
+      adj[i] = a;  // the adjoint as memory holds it (sources may be intermediates)
+      const index_t below = i - 1;
+      i = below;
+      next = adj[below];
+      if (bool(a == T(0))) continue;
+      if (!ranged) [[likely]] {
+        push_ordinary(adj, next, a, p, in, m, below);
+      } else {
+        push_range(adj, a, p, in, m);
+        next = adj[below];  // a range may cover i - 1
+      }
+    } while (e != e_stop);
+    return next;
   }
 
 private:
@@ -336,7 +390,7 @@ private:
 
   // True while every index handed out since clear() is a variable: those are not stored.
   bool only_variables() const {
-    return cur_ == nullptr || (current_ == 0 && at_.end == cur_->end.get());
+    return cur_ == nullptr || (current_ == 0 && at_.end == cur_->end);
   }
 
   static bool fits(const block<T>& b, std::size_t n) {
@@ -370,7 +424,7 @@ private:
   void sync() const noexcept {
     if (cur_ == nullptr) return;
     cur_->partials = at_.used;
-    cur_->statements = static_cast<std::size_t>(at_.end - cur_->end.get());
+    cur_->statements = static_cast<std::size_t>(at_.end - cur_->end);
   }
   void load_cursor() noexcept {
     if (cur_ == nullptr) {
@@ -379,7 +433,7 @@ private:
     }
     block<T>& b = *cur_;
     at_ = {b.partial.get(), b.input.get(), b.partials, b.partial_capacity,
-           b.end.get() + b.statements, b.end.get() + b.statement_capacity};
+           b.end + b.statements, b.end + b.statement_capacity};
   }
 
   std::vector<block<T>> blocks_;
