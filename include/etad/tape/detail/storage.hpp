@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,27 @@ ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, const T& a, const T* p, c
       return;
     default:
       for (std::size_t j = 0; j < m; ++j) push_one(adj, next, a, p, in, below, j);
+  }
+}
+
+/// push_one for a position with a pending register (index h, sum hs): the adjoint of h is
+/// adj[h] + hs. A contribution to h stays in the register (no store -> load round trip through
+/// adj[] per statement); one to another index flushes the register and takes its place. Empty
+/// registers hold index 0, the sink of constants' partials, with sum 0: flushing them is
+/// harmless. See statement_store::sweep_block.
+template <class T>
+ETAD_ALWAYS_INLINE void push_held(T* adj, T& next, index_t& h, T& hs, const T& a, const T* p,
+                                  const index_t* in, index_t below, std::size_t j) {
+  const index_t q = in[j];
+  const T v = a * p[j];
+  if (q == below) {
+    next += v;
+  } else if (q == h) {
+    hs += v;
+  } else {
+    adj[h] += hs;
+    h = q;
+    hs = v;
   }
 }
 
@@ -351,6 +373,17 @@ public:
     const index_t* const e_stop = end + stop - 1;
     index_t i = i_top;
     index_t raw = *e;
+    // Pending registers for positions 1 and 2 of statements of 2 and 3 partials (floating-point
+    // T only: for a nested tape's reals, a flush would record statements on the outer tape). In
+    // a loop such as z = z * y + c every statement adds into adj[y] and adj[c]; through memory
+    // that is a load that waits for the previous statement's store, twice per statement, and it
+    // bounded the sweep. Held in registers, the contributions to one index are summed first and
+    // added to adj[] once: (adj + (v1 + v2 + ...)) rather than ((adj + v1) + v2) + ...; the
+    // same on every run, not the same rounding as the plain loop. (Position 0 is usually the
+    // value the loop carries, i - 1, which goes to `next`.)
+    constexpr bool held = std::is_floating_point_v<T>;
+    index_t h1 = 0, h2 = 0;
+    T hs1 = T(0), hs2 = T(0);
     do {
       const index_t raw_below = *--e;
       const std::size_t begin = raw_below & ~range_flag;
@@ -363,15 +396,46 @@ public:
       adj[i] = a;  // the adjoint as memory holds it (sources may be intermediates)
       const index_t below = i - 1;
       i = below;
+      if constexpr (held) {
+        // adj[below] is read now: contributions held for it go to memory first. (A held index
+        // is never `below` afterwards: those go to `next`.)
+        if (h1 == below) [[unlikely]] {
+          adj[h1] += hs1;
+          h1 = 0;
+          hs1 = T(0);
+        }
+        if (h2 == below) [[unlikely]] {
+          adj[h2] += hs2;
+          h2 = 0;
+          hs2 = T(0);
+        }
+      }
       next = adj[below];
       if (bool(a == T(0))) continue;
       if (!ranged) [[likely]] {
-        push_ordinary(adj, next, a, p, in, m, below);
+        if constexpr (held) {
+          if (m == 3) {
+            push_one(adj, next, a, p, in, below, 0);
+            push_held(adj, next, h1, hs1, a, p, in, below, 1);
+            push_held(adj, next, h2, hs2, a, p, in, below, 2);
+          } else if (m == 2) {
+            push_one(adj, next, a, p, in, below, 0);
+            push_held(adj, next, h1, hs1, a, p, in, below, 1);
+          } else {
+            push_ordinary(adj, next, a, p, in, m, below);
+          }
+        } else {
+          push_ordinary(adj, next, a, p, in, m, below);
+        }
       } else {
         push_range(adj, a, p, in, m);
         next = adj[below];  // a range may cover i - 1
       }
     } while (e != e_stop);
+    if constexpr (held) {
+      adj[h1] += hs1;
+      adj[h2] += hs2;
+    }
     return next;
   }
 
