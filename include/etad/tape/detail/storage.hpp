@@ -342,15 +342,15 @@ public:
   void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
     std::size_t bi = top_block(hi, lo);
     if (bi == blocks_.size()) return;
-    T next = adj[hi];
+    sweep_state st{adj[hi]};
     index_t last = 0;
     for (;;) {
       const block<T>& b = blocks_[bi];
       if (b.statements != 0) {
         auto [s, stop] = visited(b, hi, lo);
         if (s > stop) {
-          next = sweep_block(adj, next, b.partial.get(), b.input.get(), b.end, s, stop,
-                             b.first + static_cast<index_t>(s - 1));
+          st = sweep_block(adj, st, b.partial.get(), b.input.get(), b.end, s, stop,
+                           b.first + static_cast<index_t>(s - 1));
           last = b.first + static_cast<index_t>(stop);
         }
         if (stop != 0) break;
@@ -358,7 +358,9 @@ public:
       if (bi == 0) break;
       --bi;
     }
-    if (last != 0) adj[last - 1] = next;
+    if (st.h1 != 0) adj[st.h1] += st.hs1;
+    if (st.h2 != 0) adj[st.h2] += st.hs2;
+    if (last != 0) adj[last - 1] = st.next;
   }
 
   // Statements stop <= s < top of one block (top > stop), newest first; `next` is the adjoint of
@@ -366,9 +368,18 @@ public:
   // own function, so that the compiler allocates registers for this loop alone (inlined into
   // sweep_adjoints, g++ 12 kept the statement index in memory). Each statement loads one end[]
   // entry, its start: its end is the start of the statement above (end[-1] is a sentinel 0).
-  [[gnu::noinline]] static T sweep_block(T* adj, T next, const T* partial, const index_t* input,
-                                         const index_t* end, std::size_t top, std::size_t stop,
-                                         index_t i_top) {
+  // What the sweep carries from statement to statement, and from block to block: the adjoint
+  // of the next index down, and the pending registers (see sweep_block).
+  struct sweep_state {
+    T next;
+    index_t h1 = 0, h2 = 0;
+    T hs1 = T(0), hs2 = T(0);
+  };
+
+  [[gnu::noinline]] static sweep_state sweep_block(T* adj, sweep_state st, const T* partial,
+                                                   const index_t* input, const index_t* end,
+                                                   std::size_t top, std::size_t stop,
+                                                   index_t i_top) {
     const index_t* e = end + top - 1;         // statement i's end
     const index_t* const e_stop = end + stop - 1;
     index_t i = i_top;
@@ -381,9 +392,14 @@ public:
     // added to adj[] once: (adj + (v1 + v2 + ...)) rather than ((adj + v1) + v2) + ...; the
     // same on every run, not the same rounding as the plain loop. (Position 0 is usually the
     // value the loop carries, i - 1, which goes to `next`.)
+    // The registers carry over from block to block, and are flushed only when their index
+    // changes or at the end of the whole sweep: a loop's parameter then gets all its
+    // contributions in one register, summed in the plain loop's order, and adding that sum to
+    // its adjoint (zero until then) gives the plain loop's result exactly.
     constexpr bool held = std::is_floating_point_v<T>;
-    index_t h1 = 0, h2 = 0;
-    T hs1 = T(0), hs2 = T(0);
+    T next = st.next;
+    index_t h1 = st.h1, h2 = st.h2;
+    T hs1 = st.hs1, hs2 = st.hs2;
     do {
       const index_t raw_below = *--e;
       const std::size_t begin = raw_below & ~range_flag;
@@ -432,11 +448,7 @@ public:
         next = adj[below];  // a range may cover i - 1
       }
     } while (e != e_stop);
-    if constexpr (held) {
-      adj[h1] += hs1;
-      adj[h2] += hs2;
-    }
-    return next;
+    return {next, h1, h2, hs1, hs2};
   }
 
 private:
