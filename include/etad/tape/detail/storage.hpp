@@ -342,15 +342,21 @@ public:
   void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
     std::size_t bi = top_block(hi, lo);
     if (bi == blocks_.size()) return;
-    sweep_state st{adj[hi]};
+    T next = adj[hi];
     index_t last = 0;
+    // The pending registers go from block to block through `carry`; a sweep within one block
+    // (every small tape) keeps them in registers from start to flush.
+    sweep_state carry;
+    const sweep_state* from = nullptr;
     for (;;) {
       const block<T>& b = blocks_[bi];
       if (b.statements != 0) {
         auto [s, stop] = visited(b, hi, lo);
         if (s > stop) {
-          st = sweep_block(adj, st, b.partial.get(), b.input.get(), b.end, s, stop,
-                           b.first + static_cast<index_t>(s - 1));
+          const bool final = stop != 0 || bi == 0;
+          next = sweep_block(adj, next, b.partial.get(), b.input.get(), b.end, s, stop,
+                             b.first + static_cast<index_t>(s - 1), from, final ? nullptr : &carry);
+          from = final ? nullptr : &carry;
           last = b.first + static_cast<index_t>(stop);
         }
         if (stop != 0) break;
@@ -358,9 +364,11 @@ public:
       if (bi == 0) break;
       --bi;
     }
-    if (st.h1 != 0) adj[st.h1] += st.hs1;
-    if (st.h2 != 0) adj[st.h2] += st.hs2;
-    if (last != 0) adj[last - 1] = st.next;
+    if (from != nullptr) {  // the last block swept was not the final one (empty blocks below)
+      if (carry.h1 != 0) adj[carry.h1] += carry.hs1;
+      if (carry.h2 != 0) adj[carry.h2] += carry.hs2;
+    }
+    if (last != 0) adj[last - 1] = next;
   }
 
   // Statements stop <= s < top of one block (top > stop), newest first; `next` is the adjoint of
@@ -371,15 +379,16 @@ public:
   // What the sweep carries from statement to statement, and from block to block: the adjoint
   // of the next index down, and the pending registers (see sweep_block).
   struct sweep_state {
-    T next;
     index_t h1 = 0, h2 = 0;
     T hs1 = T(0), hs2 = T(0);
   };
 
-  [[gnu::noinline]] static sweep_state sweep_block(T* adj, sweep_state st, const T* partial,
-                                                   const index_t* input, const index_t* end,
-                                                   std::size_t top, std::size_t stop,
-                                                   index_t i_top) {
+  // The pending registers start from *from (empty when null) and end in *to, or, when `to` is
+  // null (the last block of the sweep), are flushed to adj[].
+  [[gnu::noinline]] static T sweep_block(T* adj, T next, const T* partial, const index_t* input,
+                                         const index_t* end, std::size_t top, std::size_t stop,
+                                         index_t i_top, const sweep_state* from,
+                                         sweep_state* to) {
     const index_t* e = end + top - 1;         // statement i's end
     const index_t* const e_stop = end + stop - 1;
     index_t i = i_top;
@@ -397,9 +406,14 @@ public:
     // contributions in one register, summed in the plain loop's order, and adding that sum to
     // its adjoint (zero until then) gives the plain loop's result exactly.
     constexpr bool held = std::is_floating_point_v<T>;
-    T next = st.next;
-    index_t h1 = st.h1, h2 = st.h2;
-    T hs1 = st.hs1, hs2 = st.hs2;
+    index_t h1 = 0, h2 = 0;
+    T hs1 = T(0), hs2 = T(0);
+    if (from != nullptr) {
+      h1 = from->h1;
+      h2 = from->h2;
+      hs1 = from->hs1;
+      hs2 = from->hs2;
+    }
     do {
       const index_t raw_below = *--e;
       const std::size_t begin = raw_below & ~range_flag;
@@ -448,7 +462,13 @@ public:
         next = adj[below];  // a range may cover i - 1
       }
     } while (e != e_stop);
-    return {next, h1, h2, hs1, hs2};
+    if (to != nullptr) {
+      *to = {h1, h2, hs1, hs2};
+    } else if constexpr (held) {
+      if (h1 != 0) adj[h1] += hs1;
+      if (h2 != 0) adj[h2] += hs2;
+    }
+    return next;
   }
 
 private:
