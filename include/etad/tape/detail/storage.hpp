@@ -334,11 +334,15 @@ public:
   /// code mostly feeds each statement into the next (t = f(t)): contributions to index i - 1 go
   /// to the register `next` instead of through a store that statement i - 1 would load at once
   /// (a store -> load round trip per statement on the critical path). `next` starts from the
-  /// adjoint in memory and adds the contributions in sweep order, so every sum is exactly that
-  /// of the plain loop `adj[in[j]] += a * p[j]`.
-  /// (Tried and dropped: two more register accumulators for inputs far below the statement, the
-  /// parameters every statement of a loop uses; with g++ 12, chain and recurrence got 5-10 %
-  /// slower, with and without a lambda around the statement body.)
+  /// adjoint in memory and adds the contributions in sweep order, so its sums are exactly those
+  /// of the plain loop `adj[in[j]] += a * p[j]`. Positions 1 and 2 of statements of 2 and 3
+  /// partials also have pending registers (see sweep_block): a loop parameter's contributions
+  /// are summed in a register and added to its adjoint when the index changes there, when it is
+  /// read, or at the end; that equals the plain loop's sum whenever the parameter gets all its
+  /// contributions in one run, as in a loop, and may differ in the last bits otherwise.
+  /// (Tried and dropped in an earlier round: two more register accumulators, compared with
+  /// every input, for inputs far below the statement; with g++ 12, chain and recurrence got
+  /// 5-10 % slower. The pending registers compare only at their position.)
   void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
     std::size_t bi = top_block(hi, lo);
     if (bi == blocks_.size()) return;
