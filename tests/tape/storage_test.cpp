@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -221,4 +222,37 @@ TEST_CASE("tape storage: the index space ends in an error, not a wrap", "[tape][
   store.append(2, defined);
   CHECK(defined == 1);
   CHECK_THROWS_AS(store.append_empty(fits), etad::error);  // one is taken now
+}
+
+TEST_CASE("tape storage: after a recording of many blocks, short recordings reuse the first ones",
+          "[tape][storage]") {
+  // reset() forgets only the blocks the last recording used; the blocks past them must still
+  // count as empty, whatever a longer recording before left in them. z = z + 1 chains have
+  // derivative exactly 1, so a statement of a stale block swept by mistake shows as a wrong
+  // integer.
+  etad::tape t{etad::persistent};
+  auto chain = [&](std::size_t n) {
+    t.reset();
+    const real x = t.variable(1.0);
+    real z = x;
+    for (std::size_t k = 0; k < n; ++k) z = z + 1.0;
+    return std::pair{x, z};
+  };
+  const std::size_t lengths[] = {5 * block_statements + 7, 3, 2 * block_statements + 1, 10,
+                                 6 * block_statements, 1};
+  std::size_t reserved = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t n : lengths) {
+      const auto [x, z] = chain(n);
+      CHECK(t.statements() == n + 1);
+      CHECK(t.partials() == n);
+      CHECK(z.value() == 1.0 + double(n));
+      CHECK(t.gradient(z, x)[0] == 1.0);
+      const std::vector<real> targets{z}, sources{x};
+      CHECK(*t.gradients(targets, sources)[0] == 1.0);
+    }
+    // The second round reuses the first round's blocks: nothing more is reserved.
+    if (round == 0) reserved = t.reserved_bytes();
+    else CHECK(t.reserved_bytes() == reserved);
+  }
 }

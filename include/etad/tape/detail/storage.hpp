@@ -244,7 +244,11 @@ public:
   index_t size() const { return next_; }
 
   void clear() {
-    for (auto& b : blocks_) b.partials = b.statements = 0;
+    // Only the blocks this recording used: those past current_ were not touched since the last
+    // clear() (next_block() resets a block's counts when it moves into it), so a tape that once
+    // grew to many blocks does not pay for all of them on every reset().
+    for (std::size_t i = 0; i <= current_ && i < blocks_.size(); ++i)
+      blocks_[i].partials = blocks_[i].statements = 0;
     current_ = 0;
     next_ = 1;
     implicit_ = 0;
@@ -502,7 +506,8 @@ private:
     // Reuse the blocks kept by clear() when they are large enough; a statement larger than a
     // standard block (a long vector reduction) gets a block of its own size.
     while (i < blocks_.size() && blocks_[i].partial_capacity < n) {
-      if (blocks_[i].statements == 0 && i + 1 == blocks_.size()) break;
+      // (Blocks past current_ are empty whatever their stale counts say: see clear().)
+      if ((i > current_ || blocks_[i].statements == 0) && i + 1 == blocks_.size()) break;
       ++i;
     }
     if (i == blocks_.size() || blocks_[i].partial_capacity < n) {
