@@ -70,7 +70,7 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
 
 /// Pushes a * p[j] to adj[in[j]] for an ordinary statement of m partials, the contributions to
 /// index `below` into `next` (see statement_store::sweep_adjoints), in the order j = 0, 1, ...
-/// Statements of up to four partials (most scalar statements) are unrolled: no loop counter,
+/// Statements of up to three partials (most scalar statements) are unrolled: no loop counter,
 /// and each position's branch is predicted on its own.
 template <class T>
 ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, const T& a, const T* p, const index_t* in,
@@ -361,10 +361,11 @@ public:
       if (b.statements != 0) {
         auto [s, stop] = visited(b, hi, lo);
         if (s > stop) {
-          const bool final = stop != 0 || bi == 0;
+          const bool last_block = stop != 0 || bi == 0;
           next = sweep_block(adj, next, b.partial.get(), b.input.get(), b.end, s, stop,
-                             b.first + static_cast<index_t>(s - 1), from, final ? nullptr : &carry);
-          from = final ? nullptr : &carry;
+                             b.first + static_cast<index_t>(s - 1), from,
+                             last_block ? nullptr : &carry);
+          from = last_block ? nullptr : &carry;
           last = b.first + static_cast<index_t>(stop);
         }
         if (stop != 0) break;
@@ -379,18 +380,18 @@ public:
     if (last != 0) adj[last - 1] = next;
   }
 
-  // Statements stop <= s < top of one block (top > stop), newest first; `next` is the adjoint of
-  // statement top - 1 (index i_top), and the result that of the index below statement stop. Its
-  // own function, so that the compiler allocates registers for this loop alone (inlined into
-  // sweep_adjoints, g++ 12 kept the statement index in memory). Each statement loads one end[]
-  // entry, its start: its end is the start of the statement above (end[-1] is a sentinel 0).
-  // What the sweep carries from statement to statement, and from block to block: the adjoint
-  // of the next index down, and the pending registers (see sweep_block).
+private:
+  // The pending registers (see sweep_block) as they pass from one block to the next.
   struct sweep_state {
     index_t h1 = 0, h2 = 0;
     T hs1 = T(0), hs2 = T(0);
   };
 
+  // Statements stop <= s < top of one block (top > stop), newest first; `next` is the adjoint of
+  // statement top - 1 (index i_top), and the result that of the index below statement stop. Its
+  // own function, so that the compiler allocates registers for this loop alone (inlined into
+  // sweep_adjoints, g++ 12 kept the statement index in memory). Each statement loads one end[]
+  // entry, its start: its end is the start of the statement above (end[-1] is a sentinel 0).
   // The pending registers start from *from (empty when null) and end in *to, or, when `to` is
   // null (the last block of the sweep), are flushed to adj[].
   [[gnu::noinline]] static T sweep_block(T* adj, T next, const T* partial, const index_t* input,
@@ -479,7 +480,6 @@ public:
     return next;
   }
 
-private:
   // The cold path of append(), kept out of line so that append() inlines into recording loops.
   [[gnu::cold, gnu::noinline]] void make_room(std::size_t n) {
     if (next_ == std::numeric_limits<index_t>::max())
