@@ -313,3 +313,28 @@ TEST_CASE("sweep: jvp in a unit direction equals that gradient component (infini
   CHECK(etad::gradient(f, 0.0, 1.0).gradient[1] == 1);  // holds
   CHECK(etad::jvp(f, std::array{0.0, 1.0}, std::array{0.0, 1.0}).tangent == 1);
 }
+
+TEST_CASE("sweep: input adjoints add from -0.0, and an input that receives nothing is +0.0",
+          "[static][sweep]") {
+  // The sum of an input's contributions starts from -0.0 (the identity of +), so the first one
+  // is taken as it is; an input that receives none reports +0.0 — absent from f, or reached only
+  // through the untaken side of a select, or only through a comparison.
+  const auto absent = etad::gradient([](auto x, auto) { return x * 3.0; }, 2.0, 5.0).gradient;
+  CHECK(absent[0] == 3.0);
+  CHECK(absent[1] == 0.0);
+  CHECK_FALSE(std::signbit(absent[1]));
+  const auto untaken = [](auto x, auto y) { return etad::select(x > 0, x * y, x); };
+  const auto g = etad::gradient(untaken, -1.0, 4.0).gradient;
+  CHECK(g[0] == 1.0);
+  CHECK(g[1] == 0.0);
+  CHECK_FALSE(std::signbit(g[1]));
+  CHECK(etad::gradient(untaken, 2.0, 4.0).gradient == std::array{4.0, 2.0});
+  // A single contribution of -0.0 is kept as it is (the hand-written d/dy of x y at x = -0).
+  const auto h = etad::gradient([](auto x, auto y) { return x * y; }, -0.0, 4.0).gradient;
+  CHECK(h[1] == 0.0);
+  CHECK(std::signbit(h[1]));
+  // Several Jacobian rows: each row starts afresh (reset between outputs).
+  const auto jac = etad::jacobian([](auto x, auto y) { return std::tuple{x * y, x + 0.0 * y}; }, 2.0, 3.0);
+  CHECK(jac.jacobian[0] == std::array{3.0, 2.0});
+  CHECK(jac.jacobian[1] == std::array{1.0, 0.0});
+}
