@@ -213,14 +213,41 @@ private:
       std::memcpy(&o[k].index_, &key, sizeof key);   // them element by element)
     }
   }
-  // Seeds the targets and sweeps; leaves the adjoints in adjoints_ (and, for "none", the
-  // reached-from-target bits in flags_).
-  // Returns the first index of the sources when they are consecutive values of the tape (as
-  // variables() makes them), else 0.
-  // to_leading: sweep down to the leading variables whatever the sources (their checks are the
-  // caller's).
-  detail::index_t sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
-                        const gradient_options<T>& options, bool to_leading = false);
+  // Checks the targets, sources and options, seeds the targets and sweeps down to the lowest
+  // source; leaves the adjoints in adjoints_ (and, for "none", the reached-from-target bits in
+  // flags_). gradient()'s common case has a path of its own (sweep_one).
+  void sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
+             const gradient_options<T>& options);
+
+  // A non-persistent tape answers one gradient call: throws on the second.
+  void claim_gradient() const {
+    if (used_ && !persistent_) [[unlikely]]
+      throw error("etad: gradient() was already called on this non-persistent tape; construct "
+                  "it as etad::tape{etad::persistent} to take several gradients");
+  }
+  // The lowest index a sweep for these sources must reach (n when there are none), and their
+  // first index when they are consecutive values of this tape as variables() makes them (else
+  // 0, after each source was checked). One branch-free, vectorizable pass for the common case.
+  struct source_scan {
+    detail::index_t lo;
+    detail::index_t contiguous;
+  };
+  ETAD_ALWAYS_INLINE source_scan scan_sources(std::span<const real<T>> sources,
+                                              detail::index_t n) const {
+    source_scan r{n, 0};
+    if (sources.empty()) return r;
+    const real<T>* src = sources.data();
+    const std::uint64_t key0 = detail::key_of(src[0]);
+    std::uint64_t gaps = 0;
+    for (std::size_t k = 0; k < sources.size(); ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    const detail::index_t first = src[0].index();
+    if (gaps == 0 && first != 0 && src[0].epoch() == epoch_) return {first, first};
+    for (const auto& s : sources) {
+      check(s, "a source");
+      r.lo = std::min(r.lo, s.index() == 0 ? n : s.index());
+    }
+    return r;
+  }
 
   // gradient()'s read-out of consecutive sources: o[k] = a[k], and the keys checked (key k must
   // be key 0 + k; returns nonzero if not). A function of its own with restrict parameters:
@@ -296,9 +323,7 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   if (out.size() != sources.size())
     throw error("etad: gradient() got " + std::to_string(out.size()) + " output slots for " +
                 std::to_string(sources.size()) + " sources; give one slot per source");
-  if (used_ && !persistent_) [[unlikely]]
-    throw error("etad: gradient() was already called on this non-persistent tape; construct it "
-                "as etad::tape{etad::persistent} to take several gradients");
+  claim_gradient();
   check(target, "a target");
   const std::size_t m = sources.size();
   const real<T>* src = sources.data();
@@ -308,24 +333,11 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   // down to the leading variables (always enough) and ONE pass after it checks them and copies
   // their adjoints out. (A foreign source is then reported after the sweep.)
   const bool many = m > 16;
-  detail::index_t lo = n, contiguous = 0;
-  if (many) {
-    lo = leading_;
-  } else if (m != 0) {
-    // One branch-free pass for reals from another tape or epoch, and for consecutive indices.
-    const std::uint64_t key0 = detail::key_of(src[0]);
-    std::uint64_t gaps = 0;
-    for (std::size_t k = 0; k < m; ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
-    const detail::index_t f = src[0].index();
-    if (gaps == 0 && f != 0 && src[0].epoch() == epoch_) {
-      contiguous = f;
-      lo = f;
-    } else {
-      for (std::size_t k = 0; k < m; ++k) {
-        check(src[k], "a source");
-        lo = std::min(lo, src[k].index() == 0 ? n : src[k].index());
-      }
-    }
+  detail::index_t lo = leading_, contiguous = 0;
+  if (!many) {
+    const source_scan scan = scan_sources(sources, n);
+    lo = scan.lo;
+    contiguous = scan.contiguous;
   }
   used_ = true;
   const detail::index_t hi = target.index();
@@ -350,12 +362,9 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
 }
 
 template <class T>
-detail::index_t basic_tape<T>::sweep(std::span<const real<T>> targets,
-                                     std::span<const real<T>> sources,
-                                     const gradient_options<T>& options, bool to_leading) {
-  if (used_ && !persistent_)
-    throw error("etad: gradient() was already called on this non-persistent tape; construct it "
-                "as etad::tape{etad::persistent} to take several gradients");
+void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real<T>> sources,
+                          const gradient_options<T>& options) {
+  claim_gradient();
   if (!options.output_gradients.empty() && options.output_gradients.size() != targets.size())
     throw error("etad: gradients() got " + std::to_string(options.output_gradients.size()) +
                 " output gradients for " + std::to_string(targets.size()) +
@@ -363,27 +372,8 @@ detail::index_t basic_tape<T>::sweep(std::span<const real<T>> targets,
   for (const auto& t : targets) check(t, "a target");
   for (const auto& s : options.stop_gradients) check(s, "a stop_gradients entry");
   const detail::index_t n = store_.size();
-  detail::index_t hi = 0, lo = n;
-  detail::index_t contiguous = 0;
-  if (!sources.empty()) {
-    // The sources: one branch-free, vectorizable pass (a gradient w.r.t. a whole vector of
-    // variables is common) for reals from another tape or epoch, and for consecutive indices.
-    const real<T>* src = sources.data();
-    const std::uint64_t key0 = detail::key_of(src[0]);
-    std::uint64_t gaps = 0;
-    for (std::size_t k = 0; k < sources.size(); ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
-    const detail::index_t first = src[0].index();
-    if (gaps == 0 && first != 0 && src[0].epoch() == epoch_) {
-      contiguous = first;
-      lo = first;
-    } else {
-      for (const auto& s : sources) {
-        check(s, "a source");
-        lo = std::min(lo, s.index() == 0 ? n : s.index());
-      }
-    }
-  }
-  if (to_leading) lo = leading_;
+  detail::index_t hi = 0;
+  detail::index_t lo = scan_sources(sources, n).lo;
   used_ = true;
 
   for (const auto& t : targets) hi = std::max(hi, t.index());
@@ -435,7 +425,6 @@ detail::index_t basic_tape<T>::sweep(std::span<const real<T>> targets,
     });
   }
   adjoints_[0] = T(0);  // the sink of constants' partials: never an answer
-  return contiguous;
 }
 
 template <class T>

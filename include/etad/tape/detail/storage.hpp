@@ -125,6 +125,14 @@ ETAD_ALWAYS_INLINE void push_held(T* adj, T& next, index_t& h, T& hs, const T& a
   }
 }
 
+/// Adds a pending register's sum to its index's adjoint and empties it (index 0, sum 0).
+template <class T>
+ETAD_ALWAYS_INLINE void flush_held(T* adj, index_t& h, T& hs) {
+  adj[h] += hs;
+  h = 0;
+  hs = T(0);
+}
+
 /// Pushes a * (a range statement's partials) to its inputs' adjoints.
 template <class T>
 ETAD_ALWAYS_INLINE void push_range(T* adj, const T& a, const T* p, const index_t* in,
@@ -374,8 +382,8 @@ public:
       --bi;
     }
     if (from != nullptr) {  // the last block swept was not the final one (empty blocks below)
-      if (carry.h1 != 0) adj[carry.h1] += carry.hs1;
-      if (carry.h2 != 0) adj[carry.h2] += carry.hs2;
+      if (carry.h1 != 0) flush_held(adj, carry.h1, carry.hs1);
+      if (carry.h2 != 0) flush_held(adj, carry.h2, carry.hs2);
     }
     if (last != 0) adj[last - 1] = next;
   }
@@ -438,16 +446,8 @@ private:
       if constexpr (held) {
         // adj[below] is read now: contributions held for it go to memory first. (A held index
         // is never `below` afterwards: those go to `next`.)
-        if (h1 == below) [[unlikely]] {
-          adj[h1] += hs1;
-          h1 = 0;
-          hs1 = T(0);
-        }
-        if (h2 == below) [[unlikely]] {
-          adj[h2] += hs2;
-          h2 = 0;
-          hs2 = T(0);
-        }
+        if (h1 == below) [[unlikely]] flush_held(adj, h1, hs1);
+        if (h2 == below) [[unlikely]] flush_held(adj, h2, hs2);
       }
       next = adj[below];
       if (bool(a == T(0))) continue;
@@ -474,8 +474,8 @@ private:
     if (to != nullptr) {
       *to = {h1, h2, hs1, hs2};
     } else if constexpr (held) {
-      if (h1 != 0) adj[h1] += hs1;
-      if (h2 != 0) adj[h2] += hs2;
+      if (h1 != 0) flush_held(adj, h1, hs1);
+      if (h2 != 0) flush_held(adj, h2, hs2);
     }
     return next;
   }
