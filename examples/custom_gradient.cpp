@@ -41,3 +41,28 @@ TEST_CASE("example: custom gradient") {
   // A rule is a plain function of numbers too: log1pexp(0.0) = log 2 ~ 0.6931.
   CHECK(log1pexp(0.0) == Approx(std::log(2.0)));
 }
+
+/// x0 x1 x2 as one rule that declares itself a product: partial i is the product of the others,
+/// and the static sweep may then give a factor repeated k times one partial, k times another's.
+struct mul3_op {
+  static constexpr std::string_view name = "mul3";
+  static constexpr std::size_t arity = 3;
+  static constexpr bool product = true;
+  static constexpr auto value(const auto& a, const auto& b, const auto& c) { return a * b * c; }
+  static constexpr auto partials(const auto& a, const auto& b, const auto& c, const auto&) {
+    return std::array{b * c, a * c, a * b};
+  }
+};
+inline constexpr etad::op_fn<mul3_op> mul3{};
+
+TEST_CASE("example: a product rule") {
+  // mul3(x, y, x) = x^2 y: d/dx = 2 x y, d/dy = x^2 (exact at these points).
+  auto [v, g] = etad::gradient([](auto x, auto y) { return mul3(x, y, x); }, 1.5, -2.0);
+  CHECK(v == -4.5);
+  CHECK(g == std::array{2 * 1.5 * -2.0, 1.5 * 1.5});
+  // Nested with the built-in * (also a product rule): mul3(x, x y, x) = x^3 y is one product of
+  // four factors, x three times: d/dx = 3 x^2 y, d/dy = x^3.
+  auto [v2, g2] = etad::gradient([](auto x, auto y) { return mul3(x, x * y, x); }, 1.5, -2.0);
+  CHECK(v2 == 1.5 * 1.5 * 1.5 * -2.0);
+  CHECK(g2 == std::array{3 * 1.5 * 1.5 * -2.0, 1.5 * 1.5 * 1.5});
+}

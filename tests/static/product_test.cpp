@@ -3,7 +3,8 @@
 // partial, k times that of its last occurrence (3 c x^2 for c x x x), and subtrees holding nothing
 // else that needs a partial are not visited. Expected values are closed forms at points where
 // every product is exact in binary, so the comparisons are exact; the tangent sweep (which does
-// not merge) and central differences give independent checks elsewhere.
+// not merge) and central differences give independent checks elsewhere. A user's product rule
+// of arity 3 is in examples/custom_gradient.cpp.
 #include <etad/etad.hpp>
 
 #include "support/finite_difference.hpp"
@@ -32,18 +33,6 @@ struct counted_mul_op {
   }
 };
 inline constexpr etad::op_fn<counted_mul_op> cmul{};
-
-/// a * b * c as one user-defined product rule of arity 3.
-struct mul3_op {
-  static constexpr std::string_view name = "mul3";
-  static constexpr std::size_t arity = 3;
-  static constexpr bool product = true;
-  static constexpr auto value(const auto& a, const auto& b, const auto& c) { return a * b * c; }
-  static constexpr auto partials(const auto& a, const auto& b, const auto& c, const auto&) {
-    return std::array{b * c, a * c, a * b};
-  }
-};
-inline constexpr etad::op_fn<mul3_op> mul3{};
 
 }  // namespace mock
 
@@ -112,11 +101,6 @@ TEST_CASE("product: closed forms of monomials written in different shapes", "[st
   SECTION("(c x)(c x): the repeated factor inside two non-shared products") {
     const auto [v, g] = etad::gradient([c](auto a) { return (c * a) * (c * a); }, x);
     CHECK(g[0] == 2 * c * c * x);
-  }
-  SECTION("a user's product rule of arity 3, nesting the built-in *: mul3(x, x y, x)") {
-    const auto [v, g] = etad::gradient([](auto a, auto b) { return mock::mul3(a, a * b, a); }, x, y);
-    CHECK(v == x * x * y * x);
-    CHECK(g == std::array{3 * x * x * y, x * x * x});
   }
   SECTION("the full cubic of the poly10 benchmark") {
     const std::array<double, 10> k{0.5, -1.25, 2.0, 0.75, -0.25, 1.0, 0.125, -0.5, 1.5, -0.375};
