@@ -25,8 +25,9 @@ constexpr bool elements_in_place(std::index_sequence<I...>) {
     else
       return static_cast<double>(i) * 1.5;
   };
-  const flat_tuple<decltype(make(std::integral_constant<std::size_t, I>{}))...> t(
-      make(std::integral_constant<std::size_t, I>{})...);
+  // Braces: a one-level tuple is an aggregate (clang 14 has no parenthesized aggregate init).
+  const flat_tuple<decltype(make(std::integral_constant<std::size_t, I>{}))...> t{
+      make(std::integral_constant<std::size_t, I>{})...};
   const auto copy = t;
   bool ok = true;
   auto check = [&](auto i) {

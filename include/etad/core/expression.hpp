@@ -69,7 +69,17 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
   detail::flat_tuple<Children...> children;
 
   constexpr node() = default;
-  constexpr node(const Op& o, const Children&... c) : detail::flat_leaf<0, Op>{o}, children(c...) {}
+  constexpr node(const Op& o, const Children&... c) : detail::flat_leaf<0, Op>{o}, children{c...} {}
+  /// The children of `prev` (a one-level tuple) and then `last`: how `+` extends a sum. The
+  /// children are copied here, so that the only functions instantiated per `+` are the operator,
+  /// this constructor and the tuple's (each names the whole sum so far, and g++ spends time
+  /// cubic in a name's distinct parts over a chain: see docs/compile-time.md).
+  template <std::size_t... J, class... Q, class Last>
+  constexpr node(detail::append_t, const Op& o,
+                 const detail::flat_tuple_impl<std::index_sequence<J...>, Q...>& prev,
+                 const Last& last)
+      : detail::flat_leaf<0, Op>{o},
+        children{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last} {}
   // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
   // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
   // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster.

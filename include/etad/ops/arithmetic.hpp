@@ -5,6 +5,8 @@
 
 #include <etad/core/rule.hpp>
 
+#include <boost/mp11/list.hpp>
+
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -77,6 +79,9 @@ struct div_op {
 
 namespace detail {
 
+template <class... C>
+using node_of_sum = node<sum_op, C...>;
+
 template <class T>
 inline constexpr bool is_sum_v = false;
 template <class... C>
@@ -106,29 +111,35 @@ consteval bool extensible_sum() {
     return false;
 }
 
+/// The sum node of A's terms and then B.
 template <class A, class B>
-constexpr auto make_sum(const A& a, const B& b) {
-  if constexpr (extensible_sum<A>())
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return node<sum_op, child_t_of<A, I>..., B>{sum_op{}, get<I>(a.children)..., b};
-    }(std::make_index_sequence<A::arity>{});
-  else
-    return node<sum_op, A, B>{sum_op{}, a, b};
-}
+using appended_sum_t =
+    boost::mp11::mp_rename<boost::mp11::mp_push_back<typename A::children_types, B>, node_of_sum>;
 
 }  // namespace detail
 
+// A chain t0 + t1 + ... + tn instantiates, per `+`, only operator+ itself and the constructors
+// of the new node and its tuple (node's append constructor): every function whose signature
+// names the sum so far costs compile time that grows faster than the chain (see
+// docs/compile-time.md), so there is no helper between them. Expressions are passed on by
+// reference, not through as_expression's copy: with more than a few constants g++ stopped
+// scalarizing the copies of the growing sum (26x on a 10-term polynomial).
 template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator+(const A& a, const B& b) {
-  // Expressions by reference, not through as_expression's copy: with more than a few constants
-  // g++ stopped scalarizing the copies of the growing sum (26x on a 10-term polynomial).
-  if constexpr (expression<A> && expression<B>)
-    return detail::make_sum(a, b);
-  else if constexpr (expression<A>)
-    return detail::make_sum(a, constant<B>{b});
-  else
-    return detail::make_sum(constant<A>{a}, b);
+  if constexpr (detail::extensible_sum<A>()) {
+    if constexpr (expression<B>)
+      return detail::appended_sum_t<A, B>(detail::append, sum_op{}, a.children, b);
+    else
+      return detail::appended_sum_t<A, constant<B>>(detail::append, sum_op{}, a.children,
+                                                    constant<B>{b});
+  } else if constexpr (expression<A> && expression<B>) {
+    return node<sum_op, A, B>(sum_op{}, a, b);
+  } else if constexpr (expression<A>) {
+    return node<sum_op, A, constant<B>>(sum_op{}, a, constant<B>{b});
+  } else {
+    return node<sum_op, constant<A>, B>(sum_op{}, constant<A>{a}, b);
+  }
 }
 
 /// A difference whose left side is a sum or a difference extends a sum with a negated term, so
@@ -138,7 +149,7 @@ template <class A, class B>
   requires detail::mixed_operands<A, B>
 constexpr auto operator-(const A& a, const B& b) {
   if constexpr (detail::is_sum_v<as_expression_t<A>> || detail::is_sub_v<as_expression_t<A>>)
-    return detail::make_sum(a, as_expression(etad::apply(neg_op{}, b)));
+    return a + as_expression(etad::apply(neg_op{}, b));
   else
     return etad::apply(sub_op{}, a, b);
 }

@@ -23,7 +23,7 @@ template <class... E>
 struct pack {
   static constexpr std::size_t size = sizeof...(E);
   detail::flat_tuple<E...> items;
-  constexpr explicit pack(const E&... e) : items(e...) {}
+  constexpr explicit pack(const E&... e) : items{e...} {}
 };
 template <class... E>
 pack(const E&...) -> pack<E...>;

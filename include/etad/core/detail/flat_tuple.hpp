@@ -18,8 +18,16 @@
 
 namespace etad::detail {
 
+/// Tag of the constructors that build a tuple (or a node) from another one plus one element.
+struct append_t {
+  explicit append_t() = default;
+};
+inline constexpr append_t append{};
+
 template <std::size_t I, class T, bool Empty = std::is_empty_v<T> && !std::is_final_v<T>>
 struct flat_leaf {
+  constexpr flat_leaf() = default;
+  constexpr flat_leaf(const T& t) : value(t) {}
   T value;
   constexpr T& ref() noexcept { return value; }
   constexpr const T& ref() const noexcept { return value; }
@@ -36,13 +44,11 @@ struct flat_leaf<I, T, true> : T {
 template <class Seq, class... T>
 struct flat_tuple_impl;
 
+// An aggregate: built by braced initialization of its bases, which instantiates no function
+// named by the whole tuple (a chain of `+` builds one tuple per `+`; see node's append
+// constructor).
 template <std::size_t... I, class... T>
-struct flat_tuple_impl<std::index_sequence<I...>, T...> : flat_leaf<I, T>... {
-  constexpr flat_tuple_impl() = default;
-  constexpr explicit flat_tuple_impl(const T&... t)
-    requires(sizeof...(T) > 0)
-      : flat_leaf<I, T>{t}... {}
-};
+struct flat_tuple_impl<std::index_sequence<I...>, T...> : flat_leaf<I, T>... {};
 
 /// flat_list<T...>: always one level of bases (for short lists whose shape is matched, such as a
 /// program's outputs).
