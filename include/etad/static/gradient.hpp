@@ -122,12 +122,6 @@ struct traced {
   using slots = decltype(slots_of(std::declval<const roots&>()));
 };
 
-/// The number of nodes and leaves of an expression.
-template <class E>
-inline constexpr std::size_t node_count_v = 1;
-template <class Op, class... C>
-inline constexpr std::size_t node_count_v<node<Op, C...>> = 1 + sum_of({node_count_v<C>...});
-
 /// One traced program: roots, their frames, and a sweep at a point.
 template <class S, std::size_t N, class Key, class Roots = typename Key::roots>
 struct program;

@@ -33,6 +33,26 @@ struct value_type_of<node<Op, C...>, S> {
 template <class E, class S>
 using value_t = typename value_type_of<E, S>::type;
 
+/// The number of nodes and leaves of an expression.
+template <class E>
+inline constexpr std::size_t node_count_v = 1;
+template <class Op, class... C>
+inline constexpr std::size_t node_count_v<node<Op, C...>> = 1 + sum_of({node_count_v<C>...});
+
+/// A subtree of more than ETAD_OUTLINE_LIMIT nodes (with work of its own: not a shared node,
+/// whose value and adjoint live in a slot) is swept in functions of its own (ETAD_OUTLINE), so
+/// that the sweep of a long sum is one function per few hundred nodes, not one function for the
+/// whole: the optimizers' time grows faster than the size of one function. Small subtrees stay
+/// inline (a call per term of a sum cost clang 1.5x at run time), and a program of at most
+/// ETAD_OUTLINE_LIMIT nodes is swept exactly as without this.
+template <class C>
+inline constexpr bool outlined_v = is_node_v<C> && !C::input_only &&
+                                   (node_count_v<C> > ETAD_OUTLINE_LIMIT);
+
+/// Whether some child of E may be outlined (a cheap test first).
+template <class E>
+inline constexpr bool outlines_children_v = node_count_v<E> > ETAD_OUTLINE_LIMIT + 1;
+
 /// What a sweep stores for one occurrence of E: nothing for leaves and shared nodes (their
 /// values live in the inputs, the expression, or a slot), the value and the children's frames for
 /// other nodes.
@@ -256,11 +276,27 @@ struct sweep {
   ETAD_SWEEP_INLINE constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
     if constexpr (is_node_v<E> && !E::input_only) {
       [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(forward(get<I>(e.children), get<I>(fr.kids)), 0)...});
+        if constexpr (outlines_children_v<E>)
+          in_order({(forward_child(get<I>(e.children), get<I>(fr.kids)), 0)...});
+        else
+          in_order({(forward(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
       fr.v = node_value(e, fr);
     }
     return value(e, fr);
+  }
+
+  /// forward() of a child of a large node: in a function of its own when it has work to do.
+  template <class C>
+  ETAD_SWEEP_INLINE constexpr void forward_child(const C& c, frame<C, S>& cf) {
+    if constexpr (outlined_v<C>)
+      forward_outlined(c, cf);
+    else
+      forward(c, cf);
+  }
+  template <class C>
+  ETAD_OUTLINE constexpr void forward_outlined(const C& c, frame<C, S>& cf) {
+    forward(c, cf);
   }
 
   // --- reverse ------------------------------------------------------------------------------
@@ -304,12 +340,37 @@ struct sweep {
       self->backward(c, cf, adj * p);
     }
   };
+  // push_adjoint for the children of a large node: each in a function of its own.
+  struct push_adjoint_outlined {
+    sweep* self;
+    S adj;
+    template <class C>
+    ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
+      if constexpr (outlined_v<C>)
+        self->backward_outlined(c, cf, adj * p);
+      else
+        self->backward(c, cf, adj * p);
+    }
+  };
   struct add_tangent {
     const sweep* self;
     S* t;
     template <class C>
     ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
       const S tc = self->tangent(c, cf);
+      if (tc != S(0)) *t += p * tc;
+    }
+  };
+  struct add_tangent_outlined {
+    const sweep* self;
+    S* t;
+    template <class C>
+    ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
+      S tc;
+      if constexpr (outlined_v<C>)
+        tc = self->tangent_outlined(c, cf);
+      else
+        tc = self->tangent(c, cf);
       if (tc != S(0)) *t += p * tc;
     }
   };
@@ -331,9 +392,15 @@ struct sweep {
       reached[slot<E>] = true;
     } else if constexpr (merges_factors_v<E>) {
       backward_product<product_plan_t<E>, 0>(e, fr, adj);
+    } else if constexpr (outlines_children_v<E>) {
+      for_each_partial(e, fr, push_adjoint_outlined{this, adj});
     } else {
       for_each_partial(e, fr, push_adjoint{this, adj});
     }
+  }
+  template <class C>
+  ETAD_OUTLINE constexpr void backward_outlined(const C& c, const frame<C, S>& cf, const S& adj) {
+    backward(c, cf, adj);
   }
 
   /// backward() of a product tree whose factors start at position At of Plan (see product_plan).
@@ -409,8 +476,15 @@ struct sweep {
     S t = -S(0);  // identity of +, folded away by the compiler
     // A zero tangent contributes nothing, not p * 0 (NaN at an infinite partial): a jvp in a unit
     // direction is then exactly that component of the gradient.
-    for_each_partial(e, fr, add_tangent{this, &t});
+    if constexpr (outlines_children_v<E>)
+      for_each_partial(e, fr, add_tangent_outlined{this, &t});
+    else
+      for_each_partial(e, fr, add_tangent{this, &t});
     return t;
+  }
+  template <class C>
+  ETAD_OUTLINE constexpr S tangent_outlined(const C& c, const frame<C, S>& cf) const {
+    return tangent(c, cf);
   }
 
   template <class E>
