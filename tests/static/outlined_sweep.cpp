@@ -1,8 +1,10 @@
-// tests/static/outlined_sweep.cpp — the static sweep with subtrees in functions of their own.
+// tests/static/outlined_sweep.cpp — the static sweep with parts in functions of their own.
 // A subtree of more than ETAD_OUTLINE_LIMIT nodes is swept by ETAD_OUTLINE functions (forward,
-// backward, tangent); by default only expressions of over a thousand nodes do that, so this
-// executable is built on its own with ETAD_OUTLINE_LIMIT=8 (tests/CMakeLists.txt): a macro that
-// changes inline function bodies must not be mixed with other settings in one program.
+// backward, tangent), and so are the shared slots, in chunks of ETAD_OUTLINE_LIMIT / 8, when
+// there are more than two chunks' worth; by default only expressions of over a thousand nodes
+// (or 256 slots) do that, so this executable is built on its own with ETAD_OUTLINE_LIMIT=16
+// (tests/CMakeLists.txt): a macro that changes inline function bodies must not be mixed with
+// other settings in one program.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <etad/etad.hpp>
@@ -12,8 +14,9 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 
-static_assert(ETAD_OUTLINE_LIMIT == 8, "etad_outline_tests must be built with ETAD_OUTLINE_LIMIT=8");
+static_assert(ETAD_OUTLINE_LIMIT == 16, "etad_outline_tests must be built with ETAD_OUTLINE_LIMIT=16");
 
 namespace {
 
@@ -31,7 +34,36 @@ auto chain = [](const double* c) {
   };
 };
 
+// The same chain without constants: every node is shared (input-only), so all the work is in
+// the slots, which this build sweeps two slots per ETAD_OUTLINE function (slot_chunk = 16 / 8).
+auto chain_input_only = [](auto x, auto y, auto z) {
+  return
+#include "chain_input_only_50.inc"
+      ;
+};
+
 }  // namespace
+
+TEST_CASE("outlined static sweep: shared subexpressions swept in chunks", "[static][outline]") {
+  using P = decltype(etad::detail::make_program<double, 3>(chain_input_only));
+  using Sweep = decltype(std::declval<P&>().sw);
+  STATIC_REQUIRE(Sweep::slot_chunk == 2);
+  STATIC_REQUIRE(Sweep::chunked_slots);
+  STATIC_REQUIRE(Sweep::slots > 100);  // A(u), B(v w), v w and their products: many distinct
+  std::array<double, terms> ones{};
+  ones.fill(1.0);
+  for (const std::array<double, 3>& in : {std::array{0.3, 0.5, 0.7}, std::array{0.9, 0.2, 0.45}}) {
+    const auto want = reference(ones, in);
+    const auto got = etad::gradient(chain_input_only, in[0], in[1], in[2]);
+    CHECK(got.value == Approx(want.value).epsilon(1e-12));
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(got.gradient[i] == Approx(want.gradient[i]).epsilon(1e-12));
+      std::array<double, 3> e{};
+      e[i] = 1;
+      CHECK(etad::jvp(chain_input_only, in, e).tangent == Approx(want.gradient[i]).epsilon(1e-12));
+    }
+  }
+}
 
 TEST_CASE("outlined static sweep: the chain's nested sums are outlined", "[static][outline]") {
   const auto c = coefficients<terms>();
@@ -41,17 +73,10 @@ TEST_CASE("outlined static sweep: the chain's nested sums are outlined", "[stati
   // Its first child is the nested sum of the first 32 terms: large, with work of its own.
   using Nested = etad::detail::child_t_of<E, 0>;
   STATIC_REQUIRE(etad::detail::outlined_v<Nested>);
-  // A term, c[k] * A(u) * B(v * w), is 9 nodes: outlined too at this limit (8).
+  // A term, c[k] * A(u) * B(v * w), is 9 nodes: inline at this limit (16).
   using Term = etad::detail::child_t_of<E, 1>;
   STATIC_REQUIRE(etad::detail::node_count_v<Term> == 9);
-  STATIC_REQUIRE(etad::detail::outlined_v<Term>);
-  // Its product c[k] * A(u) is 4 nodes, and B(v * w) is input-only (a shared slot): inline.
-  using Left = etad::detail::child_t_of<Term, 0>;
-  using Right = etad::detail::child_t_of<Term, 1>;
-  STATIC_REQUIRE(etad::detail::node_count_v<Left> == 4);
-  STATIC_REQUIRE(!etad::detail::outlined_v<Left>);
-  STATIC_REQUIRE(Right::input_only);
-  STATIC_REQUIRE(!etad::detail::outlined_v<Right>);
+  STATIC_REQUIRE(!etad::detail::outlined_v<Term>);
 }
 
 TEST_CASE("outlined static sweep: gradient, jvp and jacobian of a 50-term chain",
@@ -82,20 +107,22 @@ TEST_CASE("outlined static sweep: gradient, jvp and jacobian of a 50-term chain"
 }
 
 TEST_CASE("outlined static sweep: a small formula with constants, closed form", "[static][outline]") {
-  // f = a sin(x) y + b (x + c y^2) exp(d x): subtrees with constants of more than 8 nodes.
+  // f = a sin(x) y + b (x + k y^2) exp(d x) + (a x + b y)(k x - d y) cos(b y); its last term
+  // has 19 nodes, with constants: outlined at this limit (16).
   const double a = 1.5, b = -0.75, k = 2.0, d = 0.5;
   const auto f = [=](auto x, auto y) {
-    return a * sin(x) * y + b * (x + k * y * y) * exp(d * x) + (a * x + b * y) * (k * x - d * y);
+    return a * sin(x) * y + b * (x + k * y * y) * exp(d * x) +
+           (a * x + b * y) * (k * x - d * y) * cos(b * y);
   };
   using E = decltype(f(etad::arg<0>{}, etad::arg<1>{}));
-  STATIC_REQUIRE(etad::detail::outlines_children_v<E>);
+  STATIC_REQUIRE(etad::detail::outlined_v<etad::detail::child_t_of<E, 2>>);
   for (const auto [x, y] : {std::array{0.4, -1.1}, std::array{-2.0, 0.3}}) {
     const double q = x + k * y * y, ex = std::exp(d * x);
-    const double want = a * std::sin(x) * y + b * q * ex + (a * x + b * y) * (k * x - d * y);
-    const double dx = a * std::cos(x) * y + b * ex + b * q * d * ex + a * (k * x - d * y) +
-                      (a * x + b * y) * k;
-    const double dy = a * std::sin(x) + b * 2 * k * y * ex + b * (k * x - d * y) -
-                      (a * x + b * y) * d;
+    const double P = a * x + b * y, Q = k * x - d * y, C = std::cos(b * y);
+    const double want = a * std::sin(x) * y + b * q * ex + P * Q * C;
+    const double dx = a * std::cos(x) * y + b * ex + b * q * d * ex + (a * Q + P * k) * C;
+    const double dy = a * std::sin(x) + b * 2 * k * y * ex + (b * Q - P * d) * C -
+                      P * Q * b * std::sin(b * y);
     const auto got = etad::gradient(f, x, y);
     CHECK(got.value == Approx(want).epsilon(1e-14));
     CHECK(got.gradient[0] == Approx(dx).epsilon(1e-14));

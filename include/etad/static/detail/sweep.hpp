@@ -257,10 +257,52 @@ struct sweep {
       return fr.v;
   }
 
+  // --- many slots: swept in chunks, each in a function of its own -----------------------------
+  // An expression whose nodes are nearly all shared (input-only) has its work in the slots, not
+  // in the tree, so outlining subtrees (outlined_v) does not cut it: with more than two chunks'
+  // worth of slots (256 by default) they are swept slot_chunk at a time, each chunk an
+  // ETAD_OUTLINE function, for the reason given at outlined_v.
+  static constexpr std::size_t slot_chunk = ETAD_OUTLINE_LIMIT / 8 > 0 ? ETAD_OUTLINE_LIMIT / 8 : 1;
+  static constexpr bool chunked_slots = slots > 2 * slot_chunk;
+  static constexpr std::size_t slot_chunks = (slots + slot_chunk - 1) / slot_chunk;
+
+  /// f.template operator()<K>() for the slots K of chunk C: first to last, or last to first.
+  template <std::size_t C, bool Reverse, class F>
+  static ETAD_SWEEP_INLINE constexpr void for_slots_of_chunk(F&& f) {
+    constexpr std::size_t first = C * slot_chunk;
+    constexpr std::size_t count = slots - first < slot_chunk ? slots - first : slot_chunk;
+    [&]<std::size_t... J>(std::index_sequence<J...>) ETAD_SWEEP_INLINE_LAMBDA {
+      in_order({(f.template operator()<Reverse ? first + count - 1 - J : first + J>(), 0)...});
+    }(std::make_index_sequence<count>{});
+  }
+  template <std::size_t C>
+  ETAD_OUTLINE constexpr void forward_slot_chunk() {
+    for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
+      using E = boost::mp11::mp_at_c<slot_list, K>;
+      get<K>(slot_value) = node_value(E{}, empty_frame<frame<E, S>>);
+    });
+  }
+  template <std::size_t C>
+  ETAD_OUTLINE constexpr void backward_slot_chunk() {
+    for_slots_of_chunk<C, true>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA { backward_slot<K>(); });
+  }
+  template <std::size_t C>
+  ETAD_OUTLINE constexpr void tangent_slot_chunk() {
+    for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
+      slot_tangent[K] = slot_own_tangent<boost::mp11::mp_at_c<slot_list, K>>();
+    });
+  }
+
   ETAD_SWEEP_INLINE constexpr void forward_slots() {
-    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
-      in_order({(get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
-    }(slot_list{}, std::make_index_sequence<slots>{});
+    if constexpr (chunked_slots) {
+      [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(forward_slot_chunk<C>(), 0)...});
+      }(std::make_index_sequence<slot_chunks>{});
+    } else {
+      [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
+      }(slot_list{}, std::make_index_sequence<slots>{});
+    }
   }
 
   template <class E>
@@ -439,9 +481,15 @@ struct sweep {
 
   /// After the tree's backward sweep: push the slots' adjoints to their children, last first.
   ETAD_SWEEP_INLINE constexpr void backward_slots() {
-    [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
-      in_order({(backward_slot<slots - 1 - K>(), 0)...});
-    }(std::make_index_sequence<slots>{});
+    if constexpr (chunked_slots) {
+      [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(backward_slot_chunk<slot_chunks - 1 - C>(), 0)...});
+      }(std::make_index_sequence<slot_chunks>{});
+    } else {
+      [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(backward_slot<slots - 1 - K>(), 0)...});
+      }(std::make_index_sequence<slots>{});
+    }
   }
 
   template <std::size_t K>
@@ -496,9 +544,15 @@ struct sweep {
   }
 
   ETAD_SWEEP_INLINE constexpr void tangent_slots() {
-    [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
-      in_order({(slot_tangent[K] = slot_own_tangent<Sh>(), 0)...});
-    }(slot_list{}, std::make_index_sequence<slots>{});
+    if constexpr (chunked_slots) {
+      [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(tangent_slot_chunk<C>(), 0)...});
+      }(std::make_index_sequence<slot_chunks>{});
+    } else {
+      [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(slot_tangent[K] = slot_own_tangent<Sh>(), 0)...});
+      }(slot_list{}, std::make_index_sequence<slots>{});
+    }
   }
 };
 
