@@ -55,35 +55,57 @@ struct constant {
   T value;
 };
 
+namespace detail {
+template <class Op, class... Children>
+inline constexpr bool input_only_node_v =
+    std::is_empty_v<Op> && all_v<std::remove_cvref_t<Children>::input_only...>;
+
+// How a node is copied. A node with state (a constant, a real somewhere below) is not
+// trivially copyable: a trivially copyable prvalue may be built in a temporary and block-copied,
+// which g++ did for sums of several terms (a store-forwarding stall per copy), while a
+// non-trivial one is built in place; it also made clang compile a 100-term sum 4x faster. An
+// input-only node has no state and is trivially copyable: g++ spent time quadratic in a chain
+// of such nodes on their non-trivial copies (16.8 s to build a 300-term input-only chain, 2.7 s
+// with trivial ones). Tagged with the node, so that nested nodes' policies never share an
+// address (which would cost padding).
+template <class Node, bool Trivial>
+struct copy_policy {};
+template <class Node>
+struct copy_policy<Node, false> {
+  constexpr copy_policy() = default;
+  constexpr copy_policy(const copy_policy&) noexcept {}
+  constexpr copy_policy& operator=(const copy_policy&) = default;
+};
+}  // namespace detail
+
 /// node<Op, Children...>: Op applied to its children, held by value, so `auto e = x * y;` never
 /// dangles. Op is a rule struct (see core/rule.hpp); stateless rules take no space.
 template <class Op, class... Children>
-struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
+struct [[nodiscard]] node
+    : private detail::flat_leaf<0, Op>,
+      private detail::copy_policy<node<Op, Children...>, detail::input_only_node_v<Op, Children...>> {
   using etad_expression = void;
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
-  static constexpr bool input_only =
-      std::is_empty_v<Op> && detail::all_v<std::remove_cvref_t<Children>::input_only...>;
+  static constexpr bool input_only = detail::input_only_node_v<Op, Children...>;
 
   detail::flat_tuple<Children...> children;
 
   constexpr node() = default;
   constexpr node(const Op& o, const Children&... c) : detail::flat_leaf<0, Op>{o}, children{c...} {}
   /// The children of `prev` (a one-level tuple) and then `last`: how `+` extends a sum. The
-  /// children are copied here, so that the only functions instantiated per `+` are the operator,
-  /// this constructor and the tuple's (each names the whole sum so far, and g++ spends time
-  /// cubic in a name's distinct parts over a chain: see docs/compile-time.md).
+  /// children are copied here, so that the only functions instantiated per `+` are the operator
+  /// and this constructor (each names the whole sum so far, and g++ spends time cubic in a
+  /// name's distinct parts over a chain: see docs/compile-time.md).
   template <std::size_t... J, class... Q, class Last>
   constexpr node(detail::append_t, const Op& o,
                  const detail::flat_tuple_impl<std::index_sequence<J...>, Q...>& prev,
                  const Last& last)
       : detail::flat_leaf<0, Op>{o},
         children{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last} {}
-  // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
-  // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
-  // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster.
-  constexpr node(const node& o) : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
+  // Trivial or not as detail::copy_policy says.
+  constexpr node(const node&) = default;
   constexpr node& operator=(const node&) = default;
 
   /// The rule (with its parameters, if it has any).
