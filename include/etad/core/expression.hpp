@@ -60,30 +60,12 @@ template <class Op, class... Children>
 inline constexpr bool input_only_node_v =
     std::is_empty_v<Op> && all_v<std::remove_cvref_t<Children>::input_only...>;
 
-// How a node is copied. A node with state (a constant, a real somewhere below) is not
-// trivially copyable: a trivially copyable prvalue may be built in a temporary and block-copied,
-// which g++ did for sums of several terms (a store-forwarding stall per copy), while a
-// non-trivial one is built in place; it also made clang compile a 100-term sum 4x faster. An
-// input-only node has no state and is trivially copyable: g++ spent time quadratic in a chain
-// of such nodes on their non-trivial copies (16.8 s to build a 300-term input-only chain, 2.7 s
-// with trivial ones). Tagged with the node, so that nested nodes' policies never share an
-// address (which would cost padding).
-template <class Node, bool Trivial>
-struct copy_policy {};
-template <class Node>
-struct copy_policy<Node, false> {
-  constexpr copy_policy() = default;
-  constexpr copy_policy(const copy_policy&) noexcept {}
-  constexpr copy_policy& operator=(const copy_policy&) = default;
-};
 }  // namespace detail
 
 /// node<Op, Children...>: Op applied to its children, held by value, so `auto e = x * y;` never
 /// dangles. Op is a rule struct (see core/rule.hpp); stateless rules take no space.
 template <class Op, class... Children>
-struct [[nodiscard]] node
-    : private detail::flat_leaf<0, Op>,
-      private detail::copy_policy<node<Op, Children...>, detail::input_only_node_v<Op, Children...>> {
+struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
   using etad_expression = void;
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
@@ -104,8 +86,14 @@ struct [[nodiscard]] node
                  const Last& last)
       : detail::flat_leaf<0, Op>{o},
         children{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last} {}
-  // Trivial or not as detail::copy_policy says.
-  constexpr node(const node&) = default;
+  // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
+  // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
+  // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster (a
+  // defaulted one, non-trivial through a base, made g++ compile a flattened 100-term sum in
+  // 9.5 s instead of 5.4). An input-only node has no state: its copy builds fresh children
+  // rather than copying them, one call instead of a call per node below it (g++ took 16.8 s to
+  // build a 300-term chain of input-only terms that way, 2.7 s this way).
+  constexpr node(const node& o) : node(o, std::bool_constant<input_only>{}) {}
   constexpr node& operator=(const node&) = default;
 
   /// The rule (with its parameters, if it has any).
@@ -119,6 +107,11 @@ struct [[nodiscard]] node
   {
     return evaluate(*this);
   }
+
+ private:
+  constexpr node(const node& o, std::false_type)
+      : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
+  constexpr node(const node&, std::true_type) : detail::flat_leaf<0, Op>{}, children{} {}
 };
 
 namespace detail {
