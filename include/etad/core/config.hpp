@@ -40,13 +40,15 @@
 #  define ETAD_SWEEP_INLINE_LAMBDA
 #endif
 
-/// ETAD_FLATTEN_LIMIT: the static front doors inline their whole sweep into themselves (every
-/// call, recursively) when it has at most this many nodes, not counting the subtrees and slot
-/// chunks that are swept out of line (ETAD_OUTLINE_LIMIT): the sweep's many small functions
-/// then vanish and its storage lives in registers, as in a hand-written gradient. Past the limit
-/// the compiler's own inlining budget decides: forcing a 1000-term sum over a pack into one
-/// function took g++ 13x longer to compile (725 s instead of 55 s). At 1024 (it was 256) the
-/// 100-term chain's gradient ran 3.4x faster with g++ for 10 % more compile time.
+/// ETAD_FLATTEN_LIMIT: the static front doors inline their whole program into themselves (every
+/// call, recursively: building the expression and sweeping it) for expressions of at most this
+/// many nodes: the sweep's many small functions then vanish and its storage lives in registers,
+/// as in a hand-written gradient. Past the limit the compiler's own inlining budget decides
+/// (but subtrees swept out of line, ETAD_OUTLINE_LIMIT, are flattened inside with g++): forcing
+/// a 1000-term sum into one function took g++ 13x longer to compile (725 s instead of 55 s), and
+/// more than 4 minutes for a 1000-term chain of `+`, whose construction copies the sum so far at
+/// every `+`. At 1024 (it was 256) the 100-term chain's gradient ran 4x faster with g++ for 10 %
+/// more compile time.
 #ifndef ETAD_FLATTEN_LIMIT
 #  define ETAD_FLATTEN_LIMIT 1024
 #endif

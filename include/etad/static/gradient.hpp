@@ -130,10 +130,6 @@ template <class S, std::size_t N, class Key, std::size_t... I, class... E>
 struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   static constexpr std::size_t outputs = sizeof...(E);
   static constexpr std::size_t size = sum_of({node_count_v<E>...});  // nodes, all outputs
-  // What the front door's own function sweeps: the trees but their outlined subtrees, and the
-  // slots unless they are swept in outlined chunks.
-  static constexpr std::size_t inline_size =
-      sum_of({inline_count_v<E>...}) + (sweep<S, N, Key>::chunked_slots ? 0 : sweep<S, N, Key>::slots);
   flat_list<E...> roots;
   sweep<S, N, Key> sw{};
   flat_list<frame<E, S>...> frames{};
@@ -173,7 +169,7 @@ ETAD_FLATTEN constexpr auto run_flattened(const Fn& fn) {
 /// fn(), flattened when the program P that fn runs is small.
 template <class P, class Fn>
 constexpr auto run(const Fn& fn) {
-  if constexpr (P::inline_size <= ETAD_FLATTEN_LIMIT)
+  if constexpr (P::size <= ETAD_FLATTEN_LIMIT)
     return run_flattened(fn);
   else
     return fn();

@@ -49,13 +49,6 @@ template <class C>
 inline constexpr bool outlined_v = is_node_v<C> && !C::input_only &&
                                    (node_count_v<C> > ETAD_OUTLINE_LIMIT);
 
-/// The nodes of E swept in the function that sweeps E: outlined subtrees not counted.
-template <class E>
-inline constexpr std::size_t inline_count_v = 1;
-template <class Op, class... C>
-inline constexpr std::size_t inline_count_v<node<Op, C...>> =
-    1 + sum_of({(outlined_v<C> ? std::size_t(0) : inline_count_v<C>)...});
-
 /// Whether some child of E may be outlined (a cheap test first).
 template <class E>
 inline constexpr bool outlines_children_v = node_count_v<E> > ETAD_OUTLINE_LIMIT + 1;
