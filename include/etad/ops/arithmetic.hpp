@@ -118,10 +118,10 @@ using appended_sum_t =
 
 }  // namespace detail
 
-// A chain t0 + t1 + ... + tn instantiates, per `+`, only operator+ itself and the constructors
-// of the new node and its tuple (node's append constructor): every function whose signature
-// names the sum so far costs compile time that grows faster than the chain (see
-// docs/compile-time.md), so there is no helper between them. Expressions are passed on by
+// A chain t0 + t1 + ... + tn instantiates, per `+`, only operator+ itself and the new node's
+// append constructor (its tuple is an aggregate): every function whose signature names the sum
+// so far costs compile time that grows faster than the chain (see docs/compile-time.md), so
+// there is no helper between them. Expressions are passed on by
 // reference, not through as_expression's copy: with more than a few constants g++ stopped
 // scalarizing the copies of the growing sum (26x on a 10-term polynomial).
 template <class A, class B>
