@@ -1,6 +1,6 @@
 // tests/core/node_copy_test.cpp — how nodes are copied (node's copy constructor in
-// core/expression.hpp): not trivially, so that compilers build them in place; a node with state
-// copies its children, an input-only node (no state) builds fresh ones; neither costs space.
+// core/expression.hpp): not trivially, so that compilers build them in place, at no cost in
+// space; a copy of a node with state or of an input-only node is the same expression.
 #include <catch2/catch.hpp>
 #include <etad/etad.hpp>
 
@@ -39,7 +39,7 @@ TEST_CASE("node copies: an input-only node's copy is the same expression", "[cor
   using E = std::remove_const_t<decltype(e)>;
   STATIC_REQUIRE(E::input_only);
   const E copy = e;
-  // In a constant expression too (the copy builds its children afresh).
+  // In a constant expression too.
   constexpr auto p = x{} * y{} + y{};
   constexpr auto p_copy = p;
   STATIC_REQUIRE(etad::gradient(as_function(p_copy), 2.0, 5.0).gradient[0] == 5.0);

@@ -88,12 +88,12 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
         children{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last} {}
   // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
   // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
-  // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster (a
-  // defaulted one, non-trivial through a base, made g++ compile a flattened 100-term sum in
-  // 9.5 s instead of 5.4). An input-only node has no state: its copy builds fresh children
-  // rather than copying them, one call instead of a call per node below it (g++ took 16.8 s to
-  // build a 300-term chain of input-only terms that way, 2.7 s this way).
-  constexpr node(const node& o) : node(o, std::bool_constant<input_only>{}) {}
+  // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster.
+  // (Tried: a defaulted copy, non-trivial only for nodes with state, and a copy that builds an
+  // input-only node's children afresh. Both made chains of stateless terms cheaper for g++ to
+  // build, but the first made g++ compile a flattened 100-term sum in 9.5 s instead of 5.4 and
+  // the second made clang's gradient of it 3.7x slower.)
+  constexpr node(const node& o) : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
   constexpr node& operator=(const node&) = default;
 
   /// The rule (with its parameters, if it has any).
@@ -107,11 +107,6 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
   {
     return evaluate(*this);
   }
-
- private:
-  constexpr node(const node& o, std::false_type)
-      : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
-  constexpr node(const node&, std::true_type) : detail::flat_leaf<0, Op>{}, children{} {}
 };
 
 namespace detail {
