@@ -56,10 +56,11 @@ struct constant {
 };
 
 namespace detail {
-template <class Op, class... Children>
-inline constexpr bool input_only_node_v =
-    std::is_empty_v<Op> && all_v<std::remove_cvref_t<Children>::input_only...>;
-
+/// Tag of node's constructor that builds a node from another node's children plus one more.
+struct append_t {
+  explicit append_t() = default;
+};
+inline constexpr append_t append{};
 }  // namespace detail
 
 /// node<Op, Children...>: Op applied to its children, held by value, so `auto e = x * y;` never
@@ -70,7 +71,8 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
-  static constexpr bool input_only = detail::input_only_node_v<Op, Children...>;
+  static constexpr bool input_only =
+      std::is_empty_v<Op> && detail::all_v<std::remove_cvref_t<Children>::input_only...>;
 
   detail::flat_tuple<Children...> children;
 

@@ -18,12 +18,6 @@
 
 namespace etad::detail {
 
-/// Tag of the constructors that build a tuple (or a node) from another one plus one element.
-struct append_t {
-  explicit append_t() = default;
-};
-inline constexpr append_t append{};
-
 template <std::size_t I, class T, bool Empty = std::is_empty_v<T> && !std::is_final_v<T>>
 struct flat_leaf {
   constexpr flat_leaf() = default;

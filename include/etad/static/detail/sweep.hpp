@@ -49,10 +49,6 @@ template <class C>
 inline constexpr bool outlined_v = is_node_v<C> && !C::input_only &&
                                    (node_count_v<C> > ETAD_OUTLINE_LIMIT);
 
-/// Whether some child of E may be outlined (a cheap test first).
-template <class E>
-inline constexpr bool outlines_children_v = node_count_v<E> > ETAD_OUTLINE_LIMIT + 1;
-
 /// What a sweep stores for one occurrence of E: nothing for leaves and shared nodes (their
 /// values live in the inputs, the expression, or a slot), the value and the children's frames for
 /// other nodes.
@@ -275,6 +271,13 @@ struct sweep {
       in_order({(f.template operator()<Reverse ? first + count - 1 - J : first + J>(), 0)...});
     }(std::make_index_sequence<count>{});
   }
+  /// f.template operator()<C>() for every chunk C: first to last, or last to first.
+  template <bool Reverse, class F>
+  static ETAD_SWEEP_INLINE constexpr void for_each_slot_chunk(F&& f) {
+    [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
+      in_order({(f.template operator()<Reverse ? slot_chunks - 1 - C : C>(), 0)...});
+    }(std::make_index_sequence<slot_chunks>{});
+  }
   template <std::size_t C>
   ETAD_OUTLINE constexpr void forward_slot_chunk() {
     for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
@@ -295,9 +298,8 @@ struct sweep {
 
   ETAD_SWEEP_INLINE constexpr void forward_slots() {
     if constexpr (chunked_slots) {
-      [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(forward_slot_chunk<C>(), 0)...});
-      }(std::make_index_sequence<slot_chunks>{});
+      for_each_slot_chunk<false>(
+          [&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA { forward_slot_chunk<C>(); });
     } else {
       [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order({(get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
@@ -318,17 +320,14 @@ struct sweep {
   ETAD_SWEEP_INLINE constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
     if constexpr (is_node_v<E> && !E::input_only) {
       [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-        if constexpr (outlines_children_v<E>)
-          in_order({(forward_child(get<I>(e.children), get<I>(fr.kids)), 0)...});
-        else
-          in_order({(forward(get<I>(e.children), get<I>(fr.kids)), 0)...});
+        in_order({(forward_child(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
       fr.v = node_value(e, fr);
     }
     return value(e, fr);
   }
 
-  /// forward() of a child of a large node: in a function of its own when it has work to do.
+  /// forward() of a child: in a function of its own when it is large (outlined_v).
   template <class C>
   ETAD_SWEEP_INLINE constexpr void forward_child(const C& c, frame<C, S>& cf) {
     if constexpr (outlined_v<C>)
@@ -379,15 +378,6 @@ struct sweep {
     S adj;
     template <class C>
     ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
-      self->backward(c, cf, adj * p);
-    }
-  };
-  // push_adjoint for the children of a large node: each in a function of its own.
-  struct push_adjoint_outlined {
-    sweep* self;
-    S adj;
-    template <class C>
-    ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
       if constexpr (outlined_v<C>)
         self->backward_outlined(c, cf, adj * p);
       else
@@ -395,15 +385,6 @@ struct sweep {
     }
   };
   struct add_tangent {
-    const sweep* self;
-    S* t;
-    template <class C>
-    ETAD_SWEEP_INLINE constexpr void operator()(const C& c, const frame<C, S>& cf, const S& p) const {
-      const S tc = self->tangent(c, cf);
-      if (tc != S(0)) *t += p * tc;
-    }
-  };
-  struct add_tangent_outlined {
     const sweep* self;
     S* t;
     template <class C>
@@ -434,8 +415,6 @@ struct sweep {
       reached[slot<E>] = true;
     } else if constexpr (merges_factors_v<E>) {
       backward_product<product_plan_t<E>, 0>(e, fr, adj);
-    } else if constexpr (outlines_children_v<E>) {
-      for_each_partial(e, fr, push_adjoint_outlined{this, adj});
     } else {
       for_each_partial(e, fr, push_adjoint{this, adj});
     }
@@ -482,9 +461,8 @@ struct sweep {
   /// After the tree's backward sweep: push the slots' adjoints to their children, last first.
   ETAD_SWEEP_INLINE constexpr void backward_slots() {
     if constexpr (chunked_slots) {
-      [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(backward_slot_chunk<slot_chunks - 1 - C>(), 0)...});
-      }(std::make_index_sequence<slot_chunks>{});
+      for_each_slot_chunk<true>(
+          [&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA { backward_slot_chunk<C>(); });
     } else {
       [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order({(backward_slot<slots - 1 - K>(), 0)...});
@@ -524,10 +502,7 @@ struct sweep {
     S t = -S(0);  // identity of +, folded away by the compiler
     // A zero tangent contributes nothing, not p * 0 (NaN at an infinite partial): a jvp in a unit
     // direction is then exactly that component of the gradient.
-    if constexpr (outlines_children_v<E>)
-      for_each_partial(e, fr, add_tangent_outlined{this, &t});
-    else
-      for_each_partial(e, fr, add_tangent{this, &t});
+    for_each_partial(e, fr, add_tangent{this, &t});
     return t;
   }
   template <class C>
@@ -545,9 +520,8 @@ struct sweep {
 
   ETAD_SWEEP_INLINE constexpr void tangent_slots() {
     if constexpr (chunked_slots) {
-      [&]<std::size_t... C>(std::index_sequence<C...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(tangent_slot_chunk<C>(), 0)...});
-      }(std::make_index_sequence<slot_chunks>{});
+      for_each_slot_chunk<false>(
+          [&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA { tangent_slot_chunk<C>(); });
     } else {
       [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order({(slot_tangent[K] = slot_own_tangent<Sh>(), 0)...});
