@@ -70,3 +70,11 @@
 #else
 #  define ETAD_OUTLINE
 #endif
+
+/// ETAD_HAS_TYPE_PACK_ELEMENT: the compiler has the builtin __type_pack_element (clang; not
+/// g++ 12), with which etad picks the K-th type of a pack (detail::type_at_t).
+#if defined(__has_builtin)
+#  if __has_builtin(__type_pack_element)
+#    define ETAD_HAS_TYPE_PACK_ELEMENT 1
+#  endif
+#endif

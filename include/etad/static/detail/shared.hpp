@@ -4,10 +4,10 @@
 // is an order in which each can be computed forwards and swept backwards.
 //
 // Cost matters here: a generated sum of 1000 terms has thousands of occurrences of input-only
-// nodes. Each node's list is the union of its children's lists, each already free of duplicates,
-// merged one child at a time; membership is tested against a class that inherits one tag per
-// listed type (the compiler's own base-class lookup, no instantiation per test), so the work is
-// about (occurrences x distinct slots) cheap tests, with recursion depth (children / 10) at most.
+// nodes. Each node's list is the union of its children's lists, each already free of duplicates
+// (merged in a balanced way, see union_of); membership is tested against a class that inherits
+// one tag per listed type (the compiler's own base-class lookup, no instantiation per test), with
+// recursion depth log2(children) at most.
 #pragma once
 
 #include <etad/core/expression.hpp>
@@ -15,6 +15,7 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -27,27 +28,80 @@ template <class... T>
 struct type_set : std::type_identity<T>... {};
 
 /// The duplicate-free list L followed by the elements of the duplicate-free list M that L lacks.
+/// Built in one step from the positions of those elements (no mp_append of one list per element,
+/// whose partial results would cost memory quadratic in M's length).
+template <std::size_t N>
+struct kept_positions {
+  std::array<std::size_t, N> at{};
+  std::size_t count = 0;
+};
+template <std::size_t N>
+constexpr kept_positions<N> positions_of(const std::array<bool, N>& keep) {
+  kept_positions<N> p;
+  for (std::size_t i = 0; i < N; ++i)
+    if (keep[i]) p.at[p.count++] = i;
+  return p;
+}
+
 template <class L, class M>
 struct append_new;
 template <class... A, class... B>
 struct append_new<mp::mp_list<A...>, mp::mp_list<B...>> {
-  using type = mp::mp_append<
-      mp::mp_list<A...>,
-      mp::mp_if_c<__is_base_of(std::type_identity<B>, type_set<A...>), mp::mp_list<>,
-                  mp::mp_list<B>>...>;
+  static constexpr kept_positions<sizeof...(B)> kept = positions_of<sizeof...(B)>(
+      {!__is_base_of(std::type_identity<B>, type_set<A...>)...});
+  template <std::size_t... I>
+  static auto build(std::index_sequence<I...>)
+      -> mp::mp_list<A..., type_at_t<mp::mp_list<B...>, kept.at[I]>...>;
+  using type = decltype(build(std::make_index_sequence<kept.count>{}));
+};
+template <class... A>
+struct append_new<mp::mp_list<A...>, mp::mp_list<>> {
+  using type = mp::mp_list<A...>;
 };
 template <class L, class M>
 using append_new_t = typename append_new<L, M>::type;
 
-// The union of duplicate-free lists, in order. The first list is taken whole (it is usually the
-// longest: the nested part of a long sum), the others are merged into it one by one.
+// The union of duplicate-free lists, in order (each element where it first occurs). Each merge
+// builds a list (and a type_set) as long as its result, so merging m lists one by one into a
+// growing list costs O(m x result) of the compiler's memory, which it keeps: a 1000-term sum
+// took g++ gigabytes. So the first list (usually the longest: the nested part of a long sum) is
+// merged once, with the union of the others, and those are merged pairwise, in rounds that
+// halve their number: O(result x log m).
+template <class L>
+struct union_round;
+template <class... L>
+using union_round_t = typename union_round<mp::mp_list<L...>>::type;
+template <class... L>
+struct union_round<mp::mp_list<L...>> {
+  template <std::size_t... I>
+  static auto pairs(std::index_sequence<I...>)
+      -> mp::mp_list<append_new_t<type_at_t<mp::mp_list<L...>, 2 * I>,
+                                  type_at_t<mp::mp_list<L...>, 2 * I + 1>>...>;
+  using merged = decltype(pairs(std::make_index_sequence<sizeof...(L) / 2>{}));
+  using type = mp::mp_if_c<sizeof...(L) % 2 == 0, merged,
+                           mp::mp_push_back<merged, type_at_t<mp::mp_list<L...>, sizeof...(L) - 1>>>;
+};
+
+template <class... L>
+struct balanced_union {
+  using type = typename mp::mp_apply<balanced_union, union_round_t<L...>>::type;
+};
+template <>
+struct balanced_union<> {
+  using type = mp::mp_list<>;
+};
+template <class L>
+struct balanced_union<L> {
+  using type = L;
+};
+
 template <class... L>
 struct union_of {
   using type = mp::mp_list<>;
 };
 template <class First, class... Rest>
 struct union_of<First, Rest...> {
-  using type = mp::mp_fold<mp::mp_list<Rest...>, First, append_new_t>;
+  using type = append_new_t<First, typename balanced_union<Rest...>::type>;
 };
 template <class... L>
 using union_t = typename union_of<L...>::type;
@@ -69,22 +123,8 @@ struct collect_shared<node<Op, C...>> {
 template <class... Roots>
 using shared_t = union_t<typename collect_shared<Roots>::type...>;
 
-// Slot lookup: a class inheriting slot_entry<E, K> for every slot; the position of E is deduced
-// from the one base that matches (declared only: used in decltype, never instantiated).
-template <class E, std::size_t K>
-struct slot_entry {};
-
-template <class L, class Seq = std::make_index_sequence<mp::mp_size<L>::value>>
-struct slot_map;
-template <class... E, std::size_t... K>
-struct slot_map<mp::mp_list<E...>, std::index_sequence<K...>> : slot_entry<E, K>... {};
-
-template <class E, std::size_t K>
-std::integral_constant<std::size_t, K> slot_index(const slot_entry<E, K>*);
-
-/// Position of shared node E in the slots of map M.
-template <class E, class M>
-inline constexpr std::size_t slot_of_v =
-    decltype(slot_index<E>(static_cast<const M*>(nullptr)))::value;
+/// Position of shared node E in the slot list L.
+template <class E, class L>
+inline constexpr std::size_t slot_of_v = index_of_v<E, L>;
 
 }  // namespace etad::detail

@@ -189,9 +189,8 @@ template <class S, std::size_t N, class Key>
 struct sweep {
   using slot_list = typename Key::slots;
   static constexpr std::size_t slots = boost::mp11::mp_size<slot_list>::value;
-  using slot_lookup = slot_map<slot_list>;
   template <class E>
-  static constexpr std::size_t slot = slot_of_v<E, slot_lookup>;
+  static constexpr std::size_t slot = slot_of_v<E, slot_list>;
 
   template <class... Sh>
   static flat_tuple<value_t<Sh, S>...> slot_values_type(boost::mp11::mp_list<Sh...>);
@@ -281,7 +280,7 @@ struct sweep {
   template <std::size_t C>
   ETAD_OUTLINE constexpr void forward_slot_chunk() {
     for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
-      using E = boost::mp11::mp_at_c<slot_list, K>;
+      using E = type_at_t<slot_list, K>;
       get<K>(slot_value) = node_value(E{}, empty_frame<frame<E, S>>);
     });
   }
@@ -292,7 +291,7 @@ struct sweep {
   template <std::size_t C>
   ETAD_OUTLINE constexpr void tangent_slot_chunk() {
     for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
-      slot_tangent[K] = slot_own_tangent<boost::mp11::mp_at_c<slot_list, K>>();
+      slot_tangent[K] = slot_own_tangent<type_at_t<slot_list, K>>();
     });
   }
 
@@ -472,7 +471,7 @@ struct sweep {
 
   template <std::size_t K>
   ETAD_SWEEP_INLINE constexpr void backward_slot() {
-    using E = boost::mp11::mp_at_c<slot_list, K>;
+    using E = type_at_t<slot_list, K>;
     if constexpr (is_differentiable_v<typename E::op_type>) {
       if (!reached[K]) return;
       if constexpr (merges_factors_v<E>)
