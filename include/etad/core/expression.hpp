@@ -91,11 +91,18 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
   // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
   // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
   // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster.
-  // (Tried: a defaulted copy, non-trivial only for nodes with state, and a copy that builds an
-  // input-only node's children afresh. Both made chains of stateless terms cheaper for g++ to
-  // build, but the first made g++ compile a flattened 100-term sum in 9.5 s instead of 5.4 and
-  // the second made clang's gradient of it 3.7x slower.)
-  constexpr node(const node& o) : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
+  // An input-only node has no state (its rule is empty, its leaves are placeholders), so its copy
+  // copies nothing and leaves its children default-built: copying every node below it, one call
+  // each, made a chain of `+` of stateless terms (which copies the sum so far at every `+`)
+  // quadratic for g++ to inline: 35 s to build a 500-term chain, 3.7 s this way.
+  // (Tried: a defaulted copy of input-only nodes. It made the nodes with state above them 4x
+  // slower to differentiate with either compiler and g++ twice as slow to compile them.)
+  constexpr node(const node& o)
+    requires(!input_only)
+      : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
+  constexpr node(const node&) noexcept
+    requires input_only
+      : detail::flat_leaf<0, Op>{} {}
   constexpr node& operator=(const node&) = default;
 
   /// The rule (with its parameters, if it has any).
@@ -113,7 +120,7 @@ struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
 
 namespace detail {
 template <class E, std::size_t I>
-using child_t_of = boost::mp11::mp_at_c<typename E::children_types, I>;
+using child_t_of = type_at_t<typename E::children_types, I>;
 }  // namespace detail
 
 template <class T>
