@@ -1,10 +1,15 @@
-// tests/core/node_copy_test.cpp — how nodes are copied (node's copy constructor in
-// core/expression.hpp): not trivially, so that compilers build them in place, at no cost in
-// space; a copy of a node with state or of an input-only node is the same expression.
+// tests/core/node_copy_test.cpp — how nodes are laid out and copied (node and node_storage in
+// core/expression.hpp): only state takes space (constants, rules with parameters), nested nodes
+// with one rule are not padded apart; copies are not trivial, so that compilers build them in
+// place; a copy of a node with state or of an input-only node is the same expression.
 #include <catch2/catch.hpp>
 #include <etad/etad.hpp>
 
+#include <array>
 #include <cmath>
+#include <cstddef>
+#include <string_view>
+#include <utility>
 #include <type_traits>
 
 namespace {
@@ -20,6 +25,50 @@ using nested_with_constant = decltype(c{2.0} * x{} * x{} + c{3.0} * sin(x{} * y{
 constexpr auto as_function = [](const auto& expr) { return [expr](auto, auto) { return expr; }; };
 
 }  // namespace
+
+namespace node_copy_test {
+/// A rule with a parameter (core/rule.hpp): scale(x) = k x. (Not in the anonymous namespace,
+/// where clang flags its unused name.)
+struct scale_op {
+  static constexpr std::string_view name = "scale";
+  static constexpr std::size_t arity = 1;
+  double k;
+  constexpr auto value(const auto& x) const { return k * x; }
+  constexpr auto partials(const auto& x, const auto& /*f*/) const {
+    using T = std::remove_cvref_t<decltype(x)>;
+    return std::array{T(k)};
+  }
+};
+}  // namespace node_copy_test
+
+TEST_CASE("node layout: only state takes space", "[core]") {
+  const c k{2.0};
+  // Input-only nodes hold nothing.
+  STATIC_REQUIRE(std::is_empty_v<decltype(sin(x{}) * cos(x{} * y{}))>);
+  // Nested nodes with one rule (mul) and input-only children: one double, no padding.
+  STATIC_REQUIRE(sizeof(decltype(k * sin(x{}) * sin(x{} * y{}))) == sizeof(double));
+  STATIC_REQUIRE(sizeof(decltype(k * x{} * y{} * k)) == 2 * sizeof(double));
+  using term = decltype(k * sin(x{}) * cos(y{}));
+  using sum3 = decltype(term{} + term{} + term{});
+  STATIC_REQUIRE(sizeof(sum3) == 3 * sizeof(double));
+  // Past one chunk of 32 children (a sum node nests), still nothing but the constants.
+  const auto s = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return (... + (c{double(I + 1)} * sin(x{})));
+  }(std::make_index_sequence<40>{});
+  STATIC_REQUIRE(sizeof(s) == 40 * sizeof(double));
+  const auto gs = etad::gradient(as_function(s), 0.5, 0.0);
+  CHECK(gs.value == Approx(820 * std::sin(0.5)).epsilon(1e-14));  // 1 + 2 + ... + 40 = 820
+  CHECK(gs.gradient[0] == Approx(820 * std::cos(0.5)).epsilon(1e-14));
+  // A rule with a parameter is stored (once), and its parameter used.
+  const etad::op_fn<node_copy_test::scale_op> scale{{3.0}};
+  const auto e = scale(x{});
+  STATIC_REQUIRE(sizeof(e) == sizeof(double));
+  STATIC_REQUIRE(!decltype(e)::input_only);
+  CHECK(e.op().k == 3.0);
+  const auto ge = etad::gradient(as_function(scale(sin(x{})) * k), 0.5, 0.0);
+  CHECK(ge.value == Approx(3.0 * std::sin(0.5) * 2.0).epsilon(1e-15));
+  CHECK(ge.gradient[0] == Approx(3.0 * std::cos(0.5) * 2.0).epsilon(1e-15));
+}
 
 TEST_CASE("node copies: a node with state copies its values, in place", "[core]") {
   STATIC_REQUIRE(!with_constant::input_only);

@@ -61,52 +61,122 @@ struct append_t {
   explicit append_t() = default;
 };
 inline constexpr append_t append{};
+
+/// A rule without parameters (an empty struct, default-built for free) is not stored: a node
+/// makes one when asked (op()).
+template <class Op>
+inline constexpr bool stored_rule_v =
+    !(std::is_empty_v<Op> && std::is_trivially_default_constructible_v<Op>);
+
+/// What a node holds: its children when some of them have state (not input-only), its rule when
+/// that has parameters; nothing when neither (its type says it all: an input-only node).
+enum class node_layout { nothing, children, rule, children_and_rule };
+template <class Op, class... C>
+inline constexpr node_layout layout_of_v =
+    all_v<std::remove_cvref_t<C>::input_only...>
+        ? (stored_rule_v<Op> ? node_layout::rule : node_layout::nothing)
+        : (stored_rule_v<Op> ? node_layout::children_and_rule : node_layout::children);
+
+// Why not an empty base or an empty member for a rule without parameters or an input-only
+// child (as until this layout): C++ gives two subobjects of one type distinct addresses, and nested nodes with one
+// rule (c * x * y is mul(mul(c, x), y)) put such subobjects at one address, so the compiler
+// padded them apart: the 100-term chain of issue 2 took 3,224 bytes for its 800 bytes of
+// constants, and a chain of `+`, whose temporaries copy the sum so far at every `+`, overflowed
+// an 8 MiB stack at 1000 terms. An empty node_storage is a base of its node alone.
+template <node_layout L, class Op, class... C>
+struct node_storage;
+template <class Op, class... C>
+struct node_storage<node_layout::nothing, Op, C...> {
+  static constexpr flat_tuple<C...> children{};
+  static constexpr Op op() noexcept { return Op{}; }
+};
+template <class Op, class... C>
+struct node_storage<node_layout::children, Op, C...> {
+  flat_tuple<C...> children;
+  static constexpr Op op() noexcept { return Op{}; }
+};
+template <class Op, class... C>
+struct node_storage<node_layout::rule, Op, C...> {
+  static constexpr flat_tuple<C...> children{};
+  Op rule;
+  constexpr const Op& op() const noexcept { return rule; }
+};
+template <class Op, class... C>
+struct node_storage<node_layout::children_and_rule, Op, C...> {
+  flat_tuple<C...> children;
+  Op rule;
+  constexpr const Op& op() const noexcept { return rule; }
+};
 }  // namespace detail
 
 /// node<Op, Children...>: Op applied to its children, held by value, so `auto e = x * y;` never
-/// dangles. Op is a rule struct (see core/rule.hpp); stateless rules take no space.
+/// dangles. Op is a rule struct (see core/rule.hpp). Only state takes space: rules without
+/// parameters and input-only subexpressions are not stored (detail::node_storage).
 template <class Op, class... Children>
-struct [[nodiscard]] node : private detail::flat_leaf<0, Op> {
+struct [[nodiscard]] node
+    : private detail::node_storage<detail::layout_of_v<Op, Children...>, Op, Children...> {
+ private:
+  static constexpr detail::node_layout layout = detail::layout_of_v<Op, Children...>;
+  using storage = detail::node_storage<layout, Op, Children...>;
+
+ public:
   using etad_expression = void;
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
-  static constexpr bool input_only =
-      std::is_empty_v<Op> && detail::all_v<std::remove_cvref_t<Children>::input_only...>;
+  static constexpr bool input_only = layout == detail::node_layout::nothing;
 
-  detail::flat_tuple<Children...> children;
+  /// The children (a flat_tuple; read them with get<I>), and the rule (with its parameters, if
+  /// it has any).
+  using storage::children;
+  using storage::op;
 
   constexpr node() = default;
-  constexpr node(const Op& o, const Children&... c) : detail::flat_leaf<0, Op>{o}, children{c...} {}
-  /// The children of `prev` (a one-level tuple) and then `last`: how `+` extends a sum. The
-  /// children are copied here, so that the only functions instantiated per `+` are the operator
-  /// and this constructor (each names the whole sum so far, and g++ spends time cubic in a
-  /// name's distinct parts over a chain: see docs/compile-time.md).
+  // One constructor per layout, chosen by constraint, rather than constructors of node_storage:
+  // building a node then instantiates one function, not two with names as long as the node's
+  // (see the append constructor).
+  constexpr node(const Op& o, const Children&... c)
+    requires(layout == detail::node_layout::children_and_rule)
+      : storage{detail::flat_tuple<Children...>{c...}, o} {}
+  constexpr node(const Op&, const Children&... c)
+    requires(layout == detail::node_layout::children)
+      : storage{detail::flat_tuple<Children...>{c...}} {}
+  constexpr node(const Op& o, const Children&...)
+    requires(layout == detail::node_layout::rule)
+      : storage{o} {}
+  constexpr node(const Op&, const Children&...) noexcept
+    requires(layout == detail::node_layout::nothing)
+  {}
+  /// The children of `prev` (a one-level tuple) and then `last`: how `+` extends a sum (whose
+  /// rule has no parameters: no layout with a rule). The children are copied here, so that the
+  /// only functions instantiated per `+` are the operator and this constructor (each names the
+  /// whole sum so far, and g++ spends time cubic in a name's distinct parts over a chain: see
+  /// docs/compile-time.md).
   template <std::size_t... J, class... Q, class Last>
-  constexpr node(detail::append_t, const Op& o,
+  constexpr node(detail::append_t, const Op&,
                  const detail::flat_tuple_impl<std::index_sequence<J...>, Q...>& prev,
                  const Last& last)
-      : detail::flat_leaf<0, Op>{o},
-        children{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last} {}
+    requires(layout == detail::node_layout::children)
+      : storage{{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last}} {}
+  template <class Prev, class Last>
+  constexpr node(detail::append_t, const Op&, const Prev&, const Last&) noexcept
+    requires(layout == detail::node_layout::nothing)
+  {}
   // User-provided on purpose: a trivially copyable prvalue may be built in a temporary and
   // block-copied, which g++ did for sums of several terms (a store-forwarding stall per copy); a
   // non-trivial one is built in place. It also made clang compile a 100-term sum 4x faster.
-  // An input-only node has no state (its rule is empty, its leaves are placeholders), so its copy
-  // copies nothing and leaves its children default-built: copying every node below it, one call
-  // each, made a chain of `+` of stateless terms (which copies the sum so far at every `+`)
-  // quadratic for g++ to inline: 35 s to build a 500-term chain, 3.7 s this way.
+  // An input-only node holds nothing, so its copy copies nothing: copying every node below it,
+  // one call each, made a chain of `+` of stateless terms (which copies the sum so far at every
+  // `+`) quadratic for g++ to inline: 35 s to build a 500-term chain, 3.7 s this way.
   // (Tried: a defaulted copy of input-only nodes. It made the nodes with state above them 4x
   // slower to differentiate with either compiler and g++ twice as slow to compile them.)
   constexpr node(const node& o)
-    requires(!input_only)
-      : detail::flat_leaf<0, Op>{o.op()}, children(o.children) {}
+    requires(layout != detail::node_layout::nothing)
+      : storage(o) {}
   constexpr node(const node&) noexcept
-    requires input_only
-      : detail::flat_leaf<0, Op>{} {}
+    requires(layout == detail::node_layout::nothing)
+  {}
   constexpr node& operator=(const node&) = default;
-
-  /// The rule (with its parameters, if it has any).
-  constexpr const Op& op() const noexcept { return this->ref(); }
 
   /// A comparison whose leaves carry values (reals, numbers) converts to bool, so that
   /// `if (x < y)` and `while (z < 100)` work on reals. evaluate() is found by argument-dependent
