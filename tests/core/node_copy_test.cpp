@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <etad/etad.hpp>
 
+#include <boost/mp11/algorithm.hpp>
+
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -39,6 +41,27 @@ struct scale_op {
     return std::array{T(k)};
   }
 };
+/// An empty rule whose default constructor is user-provided: stored (it is not built for free),
+/// and still input-only, so its nodes are shared.
+struct square_op {
+  static constexpr std::string_view name = "square";
+  static constexpr std::size_t arity = 1;
+  constexpr square_op() {}
+  static constexpr auto value(const auto& v) { return v * v; }
+  static constexpr auto partials(const auto& v, const auto& /*f*/) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    return std::array{T(2) * v};
+  }
+};
+
+/// An input-only leaf that is empty but not built for free (nor in a constant expression): it
+/// is stored, not replaced by a static default-built one.
+struct two_leaf {
+  using etad_expression = void;
+  static constexpr bool input_only = true;
+  static constexpr double value = 2.0;
+  two_leaf() {}
+};
 }  // namespace node_copy_test
 
 TEST_CASE("node layout: only state takes space", "[core]") {
@@ -68,6 +91,25 @@ TEST_CASE("node layout: only state takes space", "[core]") {
   const auto ge = etad::gradient(as_function(scale(sin(x{})) * k), 0.5, 0.0);
   CHECK(ge.value == Approx(3.0 * std::sin(0.5) * 2.0).epsilon(1e-15));
   CHECK(ge.gradient[0] == Approx(3.0 * std::cos(0.5) * 2.0).epsilon(1e-15));
+}
+
+TEST_CASE("node layout: rules and leaves that are empty but not built for free", "[core]") {
+  using node_copy_test::square_op;
+  using node_copy_test::two_leaf;
+  const auto sq = etad::apply(square_op{}, x{});
+  STATIC_REQUIRE(decltype(sq)::input_only);
+  // Shared slots of sq * sq: sq (computed once) and the product (placeholders take no slot).
+  using slots = etad::detail::shared_t<decltype(sq * sq)>;
+  STATIC_REQUIRE(boost::mp11::mp_size<slots>::value == 2);
+  STATIC_REQUIRE(std::is_same_v<boost::mp11::mp_front<slots>, std::remove_const_t<decltype(sq)>>);
+  const auto gq = etad::gradient(as_function(sq * sq), 1.5, 0.0);
+  CHECK(gq.value == Approx(std::pow(1.5, 4)).epsilon(1e-15));
+  CHECK(gq.gradient[0] == Approx(4 * std::pow(1.5, 3)).epsilon(1e-15));
+  // sin(two) * x: the leaf's value 2 is used.
+  const auto e = etad::sin(two_leaf{}) * x{};
+  const auto ge = etad::gradient(as_function(e), 0.5, 0.0);
+  CHECK(ge.value == Approx(std::sin(2.0) * 0.5).epsilon(1e-15));
+  CHECK(ge.gradient[0] == Approx(std::sin(2.0)).epsilon(1e-15));
 }
 
 TEST_CASE("node copies: a node with state copies its values, in place", "[core]") {

@@ -73,6 +73,12 @@
 
 /// ETAD_HAS_TYPE_PACK_ELEMENT: the compiler has the builtin __type_pack_element (clang; not
 /// g++ 12), with which etad picks the K-th type of a pack (detail::type_at_t).
+/// ETAD_POSITION_BY_DEDUCTION: detail::index_of_v finds a type's position in a list by deduction
+/// against the list's bases (clang, for which that is cheapest) rather than by overload
+/// resolution (g++, which keeps the memory of every deduction; see core/detail/expand.hpp).
+#if defined(__clang__)
+#  define ETAD_POSITION_BY_DEDUCTION 1
+#endif
 #if defined(__has_builtin)
 #  if __has_builtin(__type_pack_element)
 #    define ETAD_HAS_TYPE_PACK_ELEMENT 1

@@ -55,6 +55,13 @@ struct constant {
   T value;
 };
 
+template <class Op, class... Children>
+struct node;
+template <class T>
+inline constexpr bool is_node_v = false;
+template <class Op, class... C>
+inline constexpr bool is_node_v<node<Op, C...>> = true;
+
 namespace detail {
 /// Tag of node's constructor that builds a node from another node's children plus one more.
 struct append_t {
@@ -68,14 +75,25 @@ template <class Op>
 inline constexpr bool stored_rule_v =
     !(std::is_empty_v<Op> && std::is_trivially_default_constructible_v<Op>);
 
-/// What a node holds: its children when some of them have state (not input-only), its rule when
-/// that has parameters; nothing when neither (its type says it all: an input-only node).
+/// A child that need not be stored: input-only (its value follows from its type), and an empty
+/// class that is built for free (so a static default-built one can stand for it).
+template <class T>
+inline constexpr bool stateless_v = T::input_only && std::is_empty_v<T> &&
+                                    std::is_trivially_default_constructible_v<T>;
+
+/// What a node holds: its children unless all of them are stateless, and its rule when that has
+/// parameters; nothing when neither (its type says it all).
 enum class node_layout { nothing, children, rule, children_and_rule };
 template <class Op, class... C>
 inline constexpr node_layout layout_of_v =
-    all_v<std::remove_cvref_t<C>::input_only...>
+    all_v<stateless_v<std::remove_cvref_t<C>>...>
         ? (stored_rule_v<Op> ? node_layout::rule : node_layout::nothing)
         : (stored_rule_v<Op> ? node_layout::children_and_rule : node_layout::children);
+
+/// An input-only leaf (not a node) is an empty class: equal types must mean equal values.
+template <class T>
+inline constexpr bool valid_input_only_v =
+    !T::input_only || is_node_v<T> || std::is_empty_v<T>;
 
 // Why not an empty base or an empty member for a rule without parameters or an input-only
 // child (as until this layout): C++ gives two subobjects of one type distinct addresses, and nested nodes with one
@@ -111,7 +129,8 @@ struct node_storage<node_layout::children_and_rule, Op, C...> {
 
 /// node<Op, Children...>: Op applied to its children, held by value, so `auto e = x * y;` never
 /// dangles. Op is a rule struct (see core/rule.hpp). Only state takes space: rules without
-/// parameters and input-only subexpressions are not stored (detail::node_storage).
+/// parameters and stateless input-only subexpressions (such as sin(x) * y over placeholders)
+/// are not stored (detail::node_storage).
 template <class Op, class... Children>
 struct [[nodiscard]] node
     : private detail::node_storage<detail::layout_of_v<Op, Children...>, Op, Children...> {
@@ -124,7 +143,11 @@ struct [[nodiscard]] node
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
-  static constexpr bool input_only = layout == detail::node_layout::nothing;
+  static constexpr bool input_only =
+      std::is_empty_v<Op> && detail::all_v<std::remove_cvref_t<Children>::input_only...>;
+  static_assert(detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<Children>>...>,
+                "etad: a leaf type that says input_only = true must be an empty class (equal types "
+                "must mean equal values); give a leaf with data members input_only = false");
 
   /// The children (a flat_tuple; read them with get<I>), and the rule (with its parameters, if
   /// it has any).
@@ -193,10 +216,6 @@ template <class E, std::size_t I>
 using child_t_of = type_at_t<typename E::children_types, I>;
 }  // namespace detail
 
-template <class T>
-inline constexpr bool is_node_v = false;
-template <class Op, class... C>
-inline constexpr bool is_node_v<node<Op, C...>> = true;
 
 /// An active leaf carries a run-time value and takes part in differentiation through its own
 /// identity (a tape handle, for instance): it says so with `static constexpr bool active_leaf`

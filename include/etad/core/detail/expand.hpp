@@ -45,25 +45,29 @@ constexpr std::size_t sum_of(std::initializer_list<std::size_t> n) noexcept {
   return s;
 }
 
-/// Positions in long type lists, at a cost that does not grow with the list.
+/// Positions in long type lists, with little memory kept per look-up.
 /// type_at_t<L, K>: the K-th element of a type list L<T...> (mp11's mp_at_c).
 /// index_of_v<E, L>: the position of E in L, whose elements are distinct.
 ///
-/// Each list is turned once into a class, type_index_t<L>, with one base per element. With the
-/// builtin __type_pack_element (clang) an element is picked by it and a position is deduced
-/// against those bases. g++ 12 has no such builtin, and a deduction against n bases costs it
-/// O(n) memory that it keeps until the end of the instantiation: mp11's mp_at_c (which deduces
-/// too) took 1 GB to look up each element of a 1000-element list. So with g++ each base
+/// Each list is turned once into a class, type_index_t<L>, with one base per element; a look-up
+/// still searches those n bases (or n overloads), but keeps nothing of the search. With the
+/// builtin __type_pack_element (clang) an element is picked by it, and with clang a position
+/// is deduced against the bases. g++ 12 has no such builtin, and a deduction against n bases
+/// costs it O(n) memory that it keeps until the end of the instantiation: mp11's mp_at_c (which
+/// deduces too) took 1 GB to look up each element of a 1000-element list. So with g++ each base
 /// declares two functions, brought into the class by using-declarations, and a look-up is an
 /// overload resolution among them, whose candidates g++ frees as soon as it is done (60 MB
 /// instead of 140 MB for 4000 look-ups in 1000 elements, 80 MB instead of 400 MB in 2000).
+/// (See ETAD_HAS_TYPE_PACK_ELEMENT and ETAD_POSITION_BY_DEDUCTION in core/config.hpp.)
 template <std::size_t K>
 struct index_tag {};
 template <std::size_t K, class T>
 struct indexed_type {
   using type = T;
-#ifndef ETAD_HAS_TYPE_PACK_ELEMENT
+#ifndef ETAD_POSITION_BY_DEDUCTION
   static std::integral_constant<std::size_t, K> position_of(std::type_identity<T>*);
+#endif
+#ifndef ETAD_HAS_TYPE_PACK_ELEMENT
   static std::type_identity<T> type_of(index_tag<K>*);
 #endif
 };
@@ -71,8 +75,10 @@ template <class Seq, class... T>
 struct indexed_types;
 template <std::size_t... K, class... T>
 struct indexed_types<std::index_sequence<K...>, T...> : indexed_type<K, T>... {
-#ifndef ETAD_HAS_TYPE_PACK_ELEMENT
+#ifndef ETAD_POSITION_BY_DEDUCTION
   using indexed_type<K, T>::position_of...;
+#endif
+#ifndef ETAD_HAS_TYPE_PACK_ELEMENT
   using indexed_type<K, T>::type_of...;
 #endif
 };
@@ -95,16 +101,19 @@ struct type_at<L<T...>, K> {
 };
 template <class L, std::size_t K>
 using type_at_t = typename type_at<L, K>::type;
+#else
+template <class L, std::size_t K>
+using type_at_t =
+    typename decltype(type_index_t<L>::type_of(static_cast<index_tag<K>*>(nullptr)))::type;
+#endif
 
+#ifdef ETAD_POSITION_BY_DEDUCTION
 template <class T, std::size_t K>
 std::integral_constant<std::size_t, K> deduce_position(const indexed_type<K, T>*);
 template <class E, class L>
 inline constexpr std::size_t index_of_v =
     decltype(deduce_position<E>(static_cast<const type_index_t<L>*>(nullptr)))::value;
 #else
-template <class L, std::size_t K>
-using type_at_t =
-    typename decltype(type_index_t<L>::type_of(static_cast<index_tag<K>*>(nullptr)))::type;
 template <class E, class L>
 inline constexpr std::size_t index_of_v =
     decltype(type_index_t<L>::position_of(static_cast<std::type_identity<E>*>(nullptr)))::value;
