@@ -16,7 +16,8 @@ namespace etad {
 
 /// An expression type says so with a nested tag `etad_expression`, and tells whether its value
 /// depends on the inputs alone (`input_only`): such subexpressions are identical whenever their
-/// types are, so the static sweep computes each of them once (common subexpression sharing).
+/// types are, so the static sweep computes each of them once (common subexpression sharing). A
+/// leaf type that says input_only = true must therefore be an empty class (checked by node).
 template <class T>
 concept expression = requires {
   typename std::remove_cvref_t<T>::etad_expression;
