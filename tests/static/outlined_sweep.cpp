@@ -42,6 +42,22 @@ auto chain_input_only = [](auto x, auto y, auto z) {
       ;
 };
 
+// f's gradient (reverse, through the outlined backward sweeps) and its jvp along each axis
+// (forward, through the outlined tangents) at `in`, against the term-by-term reference.
+template <class F, class Want>
+void check_gradient_and_jvps(const F& f, const std::array<double, 3>& in, const Want& want) {
+  const auto got = etad::gradient(f, in[0], in[1], in[2]);
+  CHECK(got.value == Approx(want.value).epsilon(1e-12));
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(got.gradient[i] == Approx(want.gradient[i]).epsilon(1e-12));
+    std::array<double, 3> e{};
+    e[i] = 1;
+    const auto t = etad::jvp(f, in, e);
+    CHECK(t.value == Approx(want.value).epsilon(1e-12));
+    CHECK(t.tangent == Approx(want.gradient[i]).epsilon(1e-12));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("outlined static sweep: shared subexpressions swept in chunks", "[static][outline]") {
@@ -52,17 +68,8 @@ TEST_CASE("outlined static sweep: shared subexpressions swept in chunks", "[stat
   STATIC_REQUIRE(Sweep::slots > 100);  // A(u), B(v w), v w and their products: many distinct
   std::array<double, terms> ones{};
   ones.fill(1.0);
-  for (const std::array<double, 3>& in : {std::array{0.3, 0.5, 0.7}, std::array{0.9, 0.2, 0.45}}) {
-    const auto want = reference(ones, in);
-    const auto got = etad::gradient(chain_input_only, in[0], in[1], in[2]);
-    CHECK(got.value == Approx(want.value).epsilon(1e-12));
-    for (std::size_t i = 0; i < 3; ++i) {
-      CHECK(got.gradient[i] == Approx(want.gradient[i]).epsilon(1e-12));
-      std::array<double, 3> e{};
-      e[i] = 1;
-      CHECK(etad::jvp(chain_input_only, in, e).tangent == Approx(want.gradient[i]).epsilon(1e-12));
-    }
-  }
+  for (const std::array<double, 3>& in : {std::array{0.3, 0.5, 0.7}, std::array{0.9, 0.2, 0.45}})
+    check_gradient_and_jvps(chain_input_only, in, reference(ones, in));
 }
 
 TEST_CASE("outlined static sweep: the chain's nested sums are outlined", "[static][outline]") {
@@ -84,16 +91,7 @@ TEST_CASE("outlined static sweep: gradient, jvp and jacobian of a 50-term chain"
   const auto f = chain(c.data());
   for (const std::array<double, 3>& in : {std::array{0.3, 0.5, 0.7}, std::array{0.9, 0.2, 0.45}}) {
     const auto want = reference(c, in);
-    const auto got = etad::gradient(f, in[0], in[1], in[2]);
-    CHECK(got.value == Approx(want.value).epsilon(1e-12));
-    for (std::size_t i = 0; i < 3; ++i) {
-      CHECK(got.gradient[i] == Approx(want.gradient[i]).epsilon(1e-12));
-      std::array<double, 3> e{};
-      e[i] = 1;
-      const auto t = etad::jvp(f, in, e);  // forward mode through the outlined tangents
-      CHECK(t.value == Approx(want.value).epsilon(1e-12));
-      CHECK(t.tangent == Approx(want.gradient[i]).epsilon(1e-12));
-    }
+    check_gradient_and_jvps(f, in, want);
     // Two outputs: rows are the gradients of f and of 2 f - x.
     const auto j = etad::jacobian(
         [&f](auto x, auto y, auto z) { return std::tuple{f(x, y, z), 2.0 * f(x, y, z) - x}; },

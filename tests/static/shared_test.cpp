@@ -52,8 +52,10 @@ TEST_CASE("union of duplicate-free lists: first occurrences, in order", "[static
   using D = mp::mp_list<tag<7>>;
   STATIC_REQUIRE(std::is_same_v<union_t<>, mp::mp_list<>>);
   STATIC_REQUIRE(std::is_same_v<union_t<A>, A>);
-  STATIC_REQUIRE(std::is_same_v<union_t<A, B>, mp::mp_list<tag<1>, tag<2>, tag<3>, tag<4>, tag<5>>>);
-  STATIC_REQUIRE(std::is_same_v<union_t<B, A>, mp::mp_list<tag<3>, tag<4>, tag<1>, tag<5>, tag<2>>>);
+  STATIC_REQUIRE(
+      std::is_same_v<union_t<A, B>, mp::mp_list<tag<1>, tag<2>, tag<3>, tag<4>, tag<5>>>);
+  STATIC_REQUIRE(
+      std::is_same_v<union_t<B, A>, mp::mp_list<tag<3>, tag<4>, tag<1>, tag<5>, tag<2>>>);
   STATIC_REQUIRE(std::is_same_v<union_t<A, B, C, D>, mp::mp_list<tag<1>, tag<2>, tag<3>, tag<4>,
                                                                  tag<5>, tag<6>, tag<7>>>);
   STATIC_REQUIRE(std::is_same_v<union_t<D, C, B, A>, mp::mp_list<tag<7>, tag<6>, tag<5>, tag<2>,
@@ -84,5 +86,5 @@ TEST_CASE("the slots of an expression: distinct input-only subexpressions, child
   using c = decltype(cos(x{} * y{}));
   // x * y occurs three times, is listed once, before the nodes above it.
   STATIC_REQUIRE(std::is_same_v<etad::detail::shared_t<e>, mp::mp_list<xy, s, c>>);
-  STATIC_REQUIRE(etad::detail::slot_of_v<c, etad::detail::shared_t<e>> == 2);
+  STATIC_REQUIRE(etad::detail::index_of_v<c, etad::detail::shared_t<e>> == 2);
 }

@@ -96,10 +96,10 @@ template <class T>
 inline constexpr bool valid_input_only_v =
     !T::input_only || is_node_v<T> || std::is_empty_v<T>;
 
-// Why not an empty base or an empty member for a rule without parameters or an input-only
-// child (as until this layout): C++ gives two subobjects of one type distinct addresses, and nested nodes with one
-// rule (c * x * y is mul(mul(c, x), y)) put such subobjects at one address, so the compiler
-// padded them apart: the 100-term chain of issue 2 took 3,224 bytes for its 800 bytes of
+// Why not an empty base or an empty member for a rule without parameters or a stateless child
+// (as until this layout): C++ gives two subobjects of one type distinct addresses, and nested
+// nodes with one rule (c * x * y is mul(mul(c, x), y)) put such subobjects at one address, so
+// the compiler padded them apart: the 100-term chain of issue 2 took 3,224 bytes for its 800 bytes of
 // constants, and a chain of `+`, whose temporaries copy the sum so far at every `+`, overflowed
 // an 8 MiB stack at 1000 terms. An empty node_storage is a base of its node alone.
 template <node_layout L, class Op, class... C>

@@ -15,7 +15,6 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
-#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -28,35 +27,14 @@ template <class... T>
 struct type_set : std::type_identity<T>... {};
 
 /// The duplicate-free list L followed by the elements of the duplicate-free list M that L lacks.
-/// Built in one step from the positions of those elements (no mp_append of one list per element,
-/// whose partial results would cost memory quadratic in M's length).
-template <std::size_t N>
-struct kept_positions {
-  std::array<std::size_t, N> at{};
-  std::size_t count = 0;
-};
-template <std::size_t N>
-constexpr kept_positions<N> positions_of(const std::array<bool, N>& keep) {
-  kept_positions<N> p;
-  for (std::size_t i = 0; i < N; ++i)
-    if (keep[i]) p.at[p.count++] = i;
-  return p;
-}
-
 template <class L, class M>
 struct append_new;
 template <class... A, class... B>
 struct append_new<mp::mp_list<A...>, mp::mp_list<B...>> {
-  static constexpr kept_positions<sizeof...(B)> kept = positions_of<sizeof...(B)>(
-      {!__is_base_of(std::type_identity<B>, type_set<A...>)...});
-  template <std::size_t... I>
-  static auto build(std::index_sequence<I...>)
-      -> mp::mp_list<A..., type_at_t<mp::mp_list<B...>, kept.at[I]>...>;
-  using type = decltype(build(std::make_index_sequence<kept.count>{}));
-};
-template <class... A>
-struct append_new<mp::mp_list<A...>, mp::mp_list<>> {
-  using type = mp::mp_list<A...>;
+  using type = mp::mp_append<
+      mp::mp_list<A...>,
+      mp::mp_if_c<__is_base_of(std::type_identity<B>, type_set<A...>), mp::mp_list<>,
+                  mp::mp_list<B>>...>;
 };
 template <class L, class M>
 using append_new_t = typename append_new<L, M>::type;
@@ -78,8 +56,8 @@ struct union_round<mp::mp_list<L...>> {
       -> mp::mp_list<append_new_t<type_at_t<mp::mp_list<L...>, 2 * I>,
                                   type_at_t<mp::mp_list<L...>, 2 * I + 1>>...>;
   using merged = decltype(pairs(std::make_index_sequence<sizeof...(L) / 2>{}));
-  using type = mp::mp_if_c<sizeof...(L) % 2 == 0, merged,
-                           mp::mp_push_back<merged, type_at_t<mp::mp_list<L...>, sizeof...(L) - 1>>>;
+  using last = type_at_t<mp::mp_list<L...>, sizeof...(L) - 1>;  // left over when m is odd
+  using type = mp::mp_if_c<sizeof...(L) % 2 == 0, merged, mp::mp_push_back<merged, last>>;
 };
 
 template <class... L>
@@ -122,9 +100,5 @@ struct collect_shared<node<Op, C...>> {
 /// The shared slots of a set of root expressions, without duplicates.
 template <class... Roots>
 using shared_t = union_t<typename collect_shared<Roots>::type...>;
-
-/// Position of shared node E in the slot list L.
-template <class E, class L>
-inline constexpr std::size_t slot_of_v = index_of_v<E, L>;
 
 }  // namespace etad::detail

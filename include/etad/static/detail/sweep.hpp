@@ -190,7 +190,7 @@ struct sweep {
   using slot_list = typename Key::slots;
   static constexpr std::size_t slots = boost::mp11::mp_size<slot_list>::value;
   template <class E>
-  static constexpr std::size_t slot = slot_of_v<E, slot_list>;
+  static constexpr std::size_t slot = index_of_v<E, slot_list>;  // E's slot
 
   template <class... Sh>
   static flat_tuple<value_t<Sh, S>...> slot_values_type(boost::mp11::mp_list<Sh...>);
