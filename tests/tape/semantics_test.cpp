@@ -282,6 +282,38 @@ TEST_CASE("tape: stop_recording computes constants and records nothing", "[tape]
   CHECK(dy == 0.0);
 }
 
+TEST_CASE("tape: a tape made or destroyed during a pause records only after the pause",
+          "[tape][semantics]") {
+  // Recording goes to one thread-local pointer that tapes and pauses keep up to date: a tape
+  // constructed inside a stop_recording scope must not record until the scope ends, and the
+  // outer tape must record again once an inner one made in the pause is gone.
+  etad::tape outer;
+  const real x = outer.variable(2.0);
+  std::optional<etad::tape> inner;
+  {
+    etad::stop_recording<> pause;
+    inner.emplace();
+    const real a = inner->variable(3.0);
+    const real paused = a * x;  // computed, not recorded on either tape
+    CHECK(paused.is_constant());
+    CHECK(paused.value() == 6.0);
+    CHECK(inner->statements() == 1);  // only the variable
+  }
+  const real b = inner->variable(5.0);
+  const real recorded = b * b;  // the pause is over: the inner tape, active, records
+  CHECK_FALSE(recorded.is_constant());
+  CHECK(inner->gradient(recorded, b)[0] == 10.0);
+  {
+    etad::stop_recording<> pause;
+    inner.reset();  // destroyed during the pause: the outer tape is active, still paused
+    const real q = x * x;
+    CHECK(q.is_constant());
+  }
+  const real r = x * x * x;  // recorded on the outer tape
+  CHECK_FALSE(r.is_constant());
+  CHECK(outer.gradient(r, x)[0] == 12.0);
+}
+
 TEST_CASE("tape: constants in, constant out", "[tape][semantics]") {
   etad::tape t;
   const std::size_t statements = t.statements();

@@ -256,3 +256,29 @@ TEST_CASE("tape storage: after a recording of many blocks, short recordings reus
     else CHECK(t.reserved_bytes() == reserved);
   }
 }
+
+TEST_CASE("tape storage: the sweeps fuse multiply-adds exactly where the target has FMA",
+          "[tape][storage]") {
+  // A = 1 + 2^-30, B = 1 - 2^-30: A * B = 1 - 2^-60 rounds to 1, so A * B - 1 is -2^-60 when
+  // fused and 0 when the product is rounded first (in float, 2^-13: -2^-26 or 0). The build decides which (etad_fma_tests is
+  // built with -mfma, etad_tests without); gradient() and gradients() must agree either way.
+  const double a = 1 + 0x1p-30, b = 1 - 0x1p-30;
+#if defined(__FMA__)
+  const double want = -0x1p-60;  // exact: A * B - 1
+  const float want_float = -0x1p-26f;
+#else
+  const double want = 0.0;
+  const float want_float = 0.0f;
+#endif
+  CHECK(etad::detail::mul_add(a, b, -1.0) == want);
+  CHECK(etad::detail::mul_add(float(1 + 0x1p-13), float(1 - 0x1p-13), -1.0f) == want_float);
+  // Through a tape: y = A x, z = B y - x; dz/dx = A B - 1, whose last step in the sweep is
+  // adj[x] = B * A + (-1).
+  etad::tape t{etad::persistent};
+  const real x = t.variable(1.0);
+  const real y = a * x;
+  const real z = y * b - x;
+  CHECK(t.gradient(z, x)[0] == want);
+  const std::vector<real> targets{z}, sources{x};
+  CHECK(*t.gradients(targets, sources)[0] == want);
+}

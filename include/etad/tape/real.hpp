@@ -150,8 +150,10 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
   } else {
     // Constants in, constant out: nothing is recorded when no leaf is on a tape, or while
     // recording is stopped.
+#if ETAD_CHECKED
     if (paused_recording<T> != 0) return real<T>(v);
-    basic_tape<T>* t = basic_tape<T>::current();
+#endif
+    basic_tape<T>* t = basic_tape<T>::recording();  // nullptr also while recording is paused
     bool any = false;
     auto scan = [&](const auto& leaf, const S&) {
       any = any || leaf.index() != 0;
@@ -163,9 +165,11 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
     };
     for_each_active_leaf(e, fr, scan);
     if (!any) return real<T>(v);
-    if (t == nullptr)
+    if (t == nullptr) [[unlikely]] {
+      if (paused_recording<T> != 0) return real<T>(v);
       throw error("etad: an expression of reals was assigned with no active tape; create an "
                   "etad::tape first (or compute values only inside etad::stop_recording)");
+    }
     sw.backward(e, fr, S(1));
     index_t defined;
     auto slot = t->record(leaves, defined);
