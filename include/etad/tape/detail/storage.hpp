@@ -77,6 +77,15 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
 /// g++ hoists a product that both arms of a branch compute above the branch, and then cannot
 /// fuse it with either addition (measured: vmulsd + vaddsd on the recurrence's critical path).
 /// Every sweep uses it, so gradient() and gradients() still round alike.
+// Two statements: clang contracts `acc + a * b` within one expression (-ffp-contract=on), and
+// folds constant operands fused even for a target without FMA, so the sum would round one way
+// or the other depending on what the compiler sees.
+template <class T>
+ETAD_ALWAYS_INLINE T unfused_mul_add(const T& a, const T& b, const T& acc) {
+  const T product = a * b;
+  return acc + product;
+}
+
 template <class T>
 ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 #if defined(__FMA__)
@@ -85,10 +94,10 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
   } else if constexpr (std::is_same_v<T, float>) {
     return __builtin_fmaf(a, b, acc);
   } else {
-    return acc + a * b;
+    return unfused_mul_add(a, b, acc);
   }
 #else
-  return acc + a * b;
+  return unfused_mul_add(a, b, acc);
 #endif
 }
 
