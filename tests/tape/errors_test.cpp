@@ -81,6 +81,7 @@ TEST_CASE("tape errors: an expression of active reals with no active tape throws
   }
   REQUIRE(etad::tape::current() == nullptr);
   CHECK_THROWS_AS(real(*x * 2.0), etad::error);
+  CHECK_THROWS_WITH(real(*x * 2.0), Catch::Contains("no active tape"));
   const reals xs{*x, *x};
   CHECK_THROWS_AS(etad::sum(xs), etad::error);
   CHECK_THROWS_AS(etad::prod(xs), etad::error);

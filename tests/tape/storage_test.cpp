@@ -260,8 +260,9 @@ TEST_CASE("tape storage: after a recording of many blocks, short recordings reus
 TEST_CASE("tape storage: the sweeps fuse multiply-adds exactly where the target has FMA",
           "[tape][storage]") {
   // A = 1 + 2^-30, B = 1 - 2^-30: A * B = 1 - 2^-60 rounds to 1, so A * B - 1 is -2^-60 when
-  // fused and 0 when the product is rounded first (in float, 2^-13: -2^-26 or 0). The build decides which (etad_fma_tests is
-  // built with -mfma, etad_tests without); gradient() and gradients() must agree either way.
+  // fused and 0 when the product is rounded first (in float, with 2^-13: -2^-26 or 0). The
+  // build decides which (etad_fma_tests is built with -mfma, etad_tests without); gradient()
+  // and gradients() must agree either way.
   const double a = 1 + 0x1p-30, b = 1 - 0x1p-30;
 #if defined(__FMA__)
   const double want = -0x1p-60;  // exact: A * B - 1

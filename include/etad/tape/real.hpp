@@ -150,15 +150,13 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
   } else {
     // Constants in, constant out: nothing is recorded when no leaf is on a tape, or while
     // recording is stopped.
-#if ETAD_CHECKED
-    if (paused_recording<T> != 0) return real<T>(v);
-#endif
-    basic_tape<T>* t = basic_tape<T>::recording();  // nullptr also while recording is paused
+    // t: nullptr with no tape and while recording is paused (told apart below, off the hot path).
+    basic_tape<T>* t = basic_tape<T>::recording();
     bool any = false;
     auto scan = [&](const auto& leaf, const S&) {
       any = any || leaf.index() != 0;
 #if ETAD_CHECKED
-      if (leaf.epoch() != 0 && (t == nullptr || leaf.epoch() != t->epoch()))
+      if (t != nullptr && leaf.epoch() != 0 && leaf.epoch() != t->epoch())
         throw error("etad: an expression uses a real recorded on another tape or before "
                     "reset(); reals are valid only on the tape, and in the epoch, that made them");
 #endif

@@ -71,21 +71,21 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
   return {in[0], length, m - range_header - (uniform ? 0 : length), uniform};
 }
 
-/// acc + a * b as the sweeps accumulate: one fused multiply-add where the target has FMA (for
-/// float and double), so that the sweep's critical path (an adjoint times a partial, added to
-/// the next statement's adjoint) is one instruction. Written as a call, not as `acc + a * b`:
-/// g++ hoists a product that both arms of a branch compute above the branch, and then cannot
-/// fuse it with either addition (measured: vmulsd + vaddsd on the recurrence's critical path).
-/// Every sweep uses it, so gradient() and gradients() still round alike.
-// Two statements: clang contracts `acc + a * b` within one expression (-ffp-contract=on), and
-// folds constant operands fused even for a target without FMA, so the sum would round one way
-// or the other depending on what the compiler sees.
+// acc + a * b rounded twice, in two statements: clang contracts `acc + a * b` within one
+// expression (-ffp-contract=on), and folds constant operands fused even for a target without
+// FMA, so the sum would round one way or the other depending on what the compiler sees.
 template <class T>
 ETAD_ALWAYS_INLINE T unfused_mul_add(const T& a, const T& b, const T& acc) {
   const T product = a * b;
   return acc + product;
 }
 
+/// acc + a * b as the sweeps accumulate: one fused multiply-add where the target has FMA (for
+/// float and double), so that the sweep's critical path (an adjoint times a partial, added to
+/// the next statement's adjoint) is one instruction. Written as a call, not as `acc + a * b`:
+/// g++ hoists a product that both arms of a branch compute above the branch, and then cannot
+/// fuse it with either addition (measured: vmulsd + vaddsd on the recurrence's critical path).
+/// Every sweep uses it, so gradient() and gradients() still round alike.
 template <class T>
 ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 #if defined(__FMA__)
@@ -445,10 +445,12 @@ private:
   // gradient) at two 16-byte-aligned addresses of otherwise identical programs.
   // Ranges: whether the block holds range statements (flags to decode in end[]).
   template <bool Ranges>
-  [[gnu::noinline, gnu::aligned(64)]] static T sweep_block(T* adj, T next, const T* partial, const index_t* input,
-                                         const index_t* end, std::size_t top, std::size_t stop,
-                                         index_t i_top, const sweep_state* from,
-                                         sweep_state* to) {
+  [[gnu::noinline, gnu::aligned(64)]] static T sweep_block(T* adj, T next, const T* partial,
+                                                           const index_t* input,
+                                                           const index_t* end, std::size_t top,
+                                                           std::size_t stop, index_t i_top,
+                                                           const sweep_state* from,
+                                                           sweep_state* to) {
     const index_t* e = end + top - 1;         // statement i's end
     const index_t* const e_stop = end + stop - 1;
     index_t i = i_top;
