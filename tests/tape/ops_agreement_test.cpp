@@ -231,7 +231,9 @@ TEST_CASE("tape ops: stop_gradient agrees with its closed form", "[tape][ops]") 
     CHECK(r.value == x[0] * (x[0] * x[1]) + x[1]);
     CHECK(r.gradient[0] == x[0] * x[1]);
     CHECK(r.gradient[1] == 1.0);
-    CHECK(r.partials == 4);  // x, y, and x, y inside stop_gradient (whose partials are 0)
+    // x, y, and x, y inside stop_gradient (whose partials are 0), unless merged
+    CHECK(r.partials >= 2);
+    CHECK(r.partials <= 4);
   }
 }
 
@@ -257,17 +259,27 @@ TEST_CASE("tape ops: the harness catches a wrong derivative", "[tape][ops]") {
   CHECK(right.ok());
 }
 
-TEST_CASE("tape ops: one statement with one partial per real leaf occurrence", "[tape][ops]") {
+TEST_CASE("tape ops: one statement with at most one partial per real leaf occurrence", "[tape][ops]") {
+  // A statement has one partial per occurrence of a real in the expression, except where the
+  // optimizer proves two occurrences to be one real (then one partial, their sum: see
+  // tests/tape/merge_test.cpp). So the count lies between the distinct inputs and the
+  // occurrences, whatever the optimizer saw.
   using etad_tape_test::tape_gradient;
   const std::array<double, 2> p{0.8, -1.3};
-  CHECK(tape_gradient([](auto x, auto y) { return x * y + etad::sin(x); }, p).partials == 3);
-  CHECK(tape_gradient([](auto x, auto y) { return etad::atan2(x, y) * etad::exp(y); }, p).partials == 3);
+  const auto between = [](std::size_t partials, std::size_t distinct, std::size_t occurrences) {
+    INFO(partials << " partials for " << distinct << " inputs in " << occurrences << " occurrences");
+    CHECK(partials >= distinct);
+    CHECK(partials <= occurrences);
+  };
+  between(tape_gradient([](auto x, auto y) { return x * y + etad::sin(x); }, p).partials, 2, 3);
+  between(tape_gradient([](auto x, auto y) { return etad::atan2(x, y) * etad::exp(y); }, p).partials, 2, 3);
   CHECK(tape_gradient([](auto x, auto) { return etad::pow(x, 3) + 2.0; }, p).partials == 1);
+  CHECK(tape_gradient([](auto x, auto y) { return x * etad::sin(y); }, p).partials == 2);
   // A comparison's leaves are occurrences too: x, y in the condition and x, y in the branches.
-  CHECK(tape_gradient([](auto x, auto y) { return etad::select(x > y, x, y); }, p).partials == 4);
+  between(tape_gradient([](auto x, auto y) { return etad::select(x > y, x, y); }, p).partials, 2, 4);
   const auto r = tape_gradient([](auto x, auto y) { return x * x * x * y * y + 1.0; }, p);
   CHECK(r.statements == 1);
-  CHECK(r.partials == 5);
+  between(r.partials, 2, 5);
   CHECK(r.gradient[0] == Approx(3 * 0.8 * 0.8 * 1.3 * 1.3).epsilon(1e-15));
   CHECK(r.gradient[1] == Approx(2 * 0.8 * 0.8 * 0.8 * -1.3).epsilon(1e-15));
 }

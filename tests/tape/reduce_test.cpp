@@ -35,7 +35,7 @@ std::vector<real> variables(etad::tape& t, const std::vector<double>& v) {
 
 }  // namespace
 
-TEST_CASE("tape accounting: one statement per assignment, one partial per real leaf", "[tape][reduce]") {
+TEST_CASE("tape accounting: one statement per assignment, at most one partial per real leaf", "[tape][reduce]") {
   etad::tape t;
   CHECK(t.statements() == 0);
   CHECK(t.partials() == 0);
@@ -45,11 +45,13 @@ TEST_CASE("tape accounting: one statement per assignment, one partial per real l
   CHECK(t.partials() == 0);
   const real z = x * y + etad::sin(x);
   CHECK(t.statements() == 3);
-  CHECK(t.partials() == 3);
+  // x, y, x; or x, y when the optimizer sees that both x are one real (tape/merge_test.cpp)
+  const std::size_t pz = t.partials();
+  CHECK((pz == 3 || pz == 2));
   // Constants are not leaves that take partials.
   const real w = z * 2.0 + 1.0 + real(3.0);
   CHECK(t.statements() == 4);
-  CHECK(t.partials() == 5);  // z, and the constant real (a leaf occurrence, pointed at no index)
+  CHECK(t.partials() == pz + 2);  // z, and the constant real (a leaf occurrence, pointed at no index)
   CHECK(t.gradient(w, x, y) == std::array{2 * (2.0 + std::cos(0.5)), 2 * 0.5});
   // A copy records nothing; assigning a real (not an expression) records nothing.
   real c = z;

@@ -28,6 +28,12 @@
 #  define ETAD_FLATTEN
 #endif
 
+/// ETAD_HAS_CONSTANT_P: the compiler has __builtin_constant_p, which its optimizer answers after
+/// inlining (detail::known_equal, tape/real.hpp).
+#if defined(__GNUC__) || defined(__clang__)
+#  define ETAD_HAS_CONSTANT_P 1
+#endif
+
 /// ETAD_SWEEP_INLINE: on the static sweep's functions. clang inlines them all (always_inline),
 /// which made its static gradients of small formulas 10-20 % cheaper and left the compile time of
 /// a 1000-term sum unchanged; g++ is left to its heuristics plus ETAD_FLATTEN below, because

@@ -1,7 +1,8 @@
 // etad/tape/real.hpp — real<T>: a value recorded on a tape, and a leaf of etad's expressions.
 // Arithmetic on reals builds the same expression types as the static layer; assigning an
 // expression to a real records ONE statement whose local partials the static sweep derived at
-// compile time (one partial per real leaf), not one entry per operator.
+// compile time (one partial per real leaf, repeats merged where the optimizer can tell), not one
+// entry per operator.
 #pragma once
 
 #include <etad/core/config.hpp>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <ostream>
 #include <type_traits>
+#include <utility>
 
 namespace etad {
 
@@ -36,6 +38,42 @@ constexpr void for_each_active_leaf(const E& e, const frame<E, S>& fr, F& f) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       in_order({(for_each_active_leaf(get<I>(e.children), get<I>(fr.kids), f), 0)...});
     }(std::make_index_sequence<E::arity>{});
+  }
+}
+
+// The ordinal of child I's first active leaf among its node's (a prefix sum of the children's
+// active leaf counts).
+template <class E, std::size_t I>
+inline constexpr std::size_t leaves_before = 0;
+template <class Op, class... C, std::size_t I>
+inline constexpr std::size_t leaves_before<node<Op, C...>, I> = [] {
+  constexpr std::size_t count[] = {active_leaf_count<C>...};
+  std::size_t s = 0;
+  for (std::size_t i = 0; i < I; ++i) s += count[i];
+  return s;
+}();
+
+// for_each_active_leaf with each leaf's ordinal (0, 1, ... in visiting order) as a constant:
+// f(std::integral_constant<std::size_t, K>{}, leaf, adjoint). Always inlined, lambdas
+// included: record() relies on the optimizer seeing every leaf's index where the expression was
+// built (known_equal).
+template <std::size_t Base, class E, class S, class F>
+ETAD_ALWAYS_INLINE void for_each_active_leaf_at(const E& e, const frame<E, S>& fr, F& f);
+
+template <std::size_t Base, class E, class S, class F, std::size_t... I>
+ETAD_ALWAYS_INLINE void for_each_child_leaf_at(const E& e, const frame<E, S>& fr, F& f,
+                                                std::index_sequence<I...>) {
+  in_order({(for_each_active_leaf_at<Base + leaves_before<E, I>>(get<I>(e.children),
+                                                               get<I>(fr.kids), f),
+             0)...});
+}
+
+template <std::size_t Base, class E, class S, class F>
+ETAD_ALWAYS_INLINE void for_each_active_leaf_at(const E& e, const frame<E, S>& fr, F& f) {
+  if constexpr (is_active_leaf_v<E>) {
+    f(std::integral_constant<std::size_t, Base>{}, e, fr.adjoint);
+  } else if constexpr (is_node_v<E> && active_leaf_count<E> != 0) {
+    for_each_child_leaf_at<Base>(e, fr, f, std::make_index_sequence<E::arity>{});
   }
 }
 
@@ -67,17 +105,20 @@ public:
   template <arithmetic A>
     requires(!std::is_same_v<A, T> && std::is_convertible_v<A, T>)
   constexpr real(A v) : value_(static_cast<T>(v)) {}
-  /// Records e on the active tape: one statement, one partial per real leaf of e.
+  /// Records e on the active tape: one statement, one partial per real leaf of e (occurrences
+  /// the optimizer proves to be one real share one partial, their sum).
+  /// Always inlined, as record() is: the optimizer must see where e was built to tell which of
+  /// its leaves are one real (called, the expression is read back from memory: no merges).
   template <expression E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, real> && !std::is_same_v<std::remove_cvref_t<E>, T>)
-  real(const E& e) : real(detail::record<T>(e)) {}
+  ETAD_ALWAYS_INLINE real(const E& e) : real(detail::record<T>(e)) {}
 
   real(const real&) = default;
   real& operator=(const real&) = default;
   /// Alias-safe: `z = z * z` computes from the old z, then rebinds z to the new statement.
   template <expression E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, real>)
-  real& operator=(const E& e) {
+  ETAD_ALWAYS_INLINE real& operator=(const E& e) {
     return *this = detail::record<T>(e);
   }
   real& operator=(const T& v) { return *this = real(v); }
@@ -133,6 +174,108 @@ ETAD_ALWAYS_INLINE std::uint64_t key_of(const real<T>& r) noexcept {
   }
 }
 
+/// True when the optimizer proves a == b once record() is inlined into the code that built the
+/// expression (both are copies of one real's index); false when it cannot tell, without
+/// optimization, and without __builtin_constant_p. Never a run-time comparison: what it
+/// decides folds away.
+ETAD_ALWAYS_INLINE bool known_equal(index_t a, index_t b) noexcept {
+#if ETAD_HAS_CONSTANT_P
+  return __builtin_constant_p(a == b) && a == b;
+#else
+  (void)a;
+  (void)b;
+  return false;
+#endif
+}
+
+/// Statements of at most this many leaf occurrences merge their known repeated inputs
+/// (record()); longer ones keep one partial per occurrence. The plan is L (L - 1) / 2 candidate
+/// pairs, all decided at compile time, so the bound is on compile time, not run time.
+inline constexpr std::size_t max_merged_leaves = 16;
+
+/// into[K]: the first leaf J <= K whose index is known equal to leaf K's (K itself when none).
+template <std::size_t K, std::size_t L, std::size_t... J>
+ETAD_ALWAYS_INLINE std::size_t first_known_equal(const index_t (&in)[L],
+                                                 std::index_sequence<J...>) {
+  std::size_t into = K;
+  (void)((known_equal(in[J], in[K]) ? (into = J, true) : false) || ...);
+  return into;
+}
+
+/// Plans the merge of a statement's leaves: into[K] as above, keep[K] = (into[K] == K); returns
+/// how many leaves are kept. Everything here folds to constants in an optimized build.
+template <std::size_t L, std::size_t... K>
+ETAD_ALWAYS_INLINE std::size_t plan_merge(const index_t (&in)[L], std::size_t (&into)[L],
+                                          bool (&keep)[L], std::index_sequence<K...>) {
+  ((into[K] = first_known_equal<K>(in, std::make_index_sequence<K>{}), keep[K] = into[K] == K),
+   ...);
+  return (std::size_t(keep[K]) + ...);
+}
+
+/// Adds each merged leaf's partial to its first leaf's, in leaf order.
+template <class S, std::size_t L, std::size_t... K>
+ETAD_ALWAYS_INLINE void apply_merge(S (&p)[L], const std::size_t (&into)[L],
+                                    std::index_sequence<K...>) {
+  ((into[K] != K ? (p[into[K]] += p[K], 0) : 0), ...);
+}
+
+/// Writes the kept leaves' partials and inputs to a statement's slot, in leaf order.
+template <class S, std::size_t L, class Slot, std::size_t... K>
+ETAD_ALWAYS_INLINE void write_kept(const Slot& slot, const index_t (&in)[L], const S (&p)[L],
+                                   const bool (&keep)[L], std::index_sequence<K...>) {
+  std::size_t j = 0;
+  ((keep[K] ? (slot.partial[j] = p[K], slot.input[j] = in[K], ++j) : j), ...);
+}
+
+// Collects leaves' indices (and their partials, once the sweep has them) at their ordinals
+// (for_each_active_leaf_at).
+template <std::size_t L>
+struct index_gather {
+  index_t (&in)[L];
+  template <std::size_t K, class Leaf, class S>
+  ETAD_ALWAYS_INLINE void operator()(std::integral_constant<std::size_t, K>, const Leaf& leaf,
+                                     const S&) const {
+    in[K] = leaf.index();
+  }
+};
+template <class S, std::size_t L>
+struct partial_gather {
+  S (&p)[L];
+  template <std::size_t K, class Leaf>
+  ETAD_ALWAYS_INLINE void operator()(std::integral_constant<std::size_t, K>, const Leaf&,
+                                     const S& partial) const {
+    p[K] = partial;
+  }
+};
+
+/// The tape to record a statement on, or null when nothing is recorded: constants in, constant
+/// out (no leaf on a tape: `any` false), and nothing while recording is paused. A missing tape
+/// (when some leaf is on one) and, in checked builds, a leaf of another tape or epoch throw.
+template <class T, class E, class S>
+ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>& fr,
+                                                   bool any) {
+  // nullptr with no tape and while recording is paused (told apart below, off the hot path).
+  basic_tape<T>* t = basic_tape<T>::recording();
+#if ETAD_CHECKED
+  auto check = [&](const auto& leaf, const S&) {
+    if (t != nullptr && leaf.epoch() != 0 && leaf.epoch() != t->epoch())
+      throw error("etad: an expression uses a real recorded on another tape or before "
+                  "reset(); reals are valid only on the tape, and in the epoch, that made them");
+  };
+  for_each_active_leaf(e, fr, check);
+#else
+  (void)e;
+  (void)fr;
+#endif
+  if (!any) return nullptr;
+  if (t == nullptr) [[unlikely]] {
+    if (paused_recording<T> != 0) return nullptr;
+    throw error("etad: an expression of reals was assigned with no active tape; create an "
+                "etad::tape first (or compute values only inside etad::stop_recording)");
+  }
+  return t;
+}
+
 /// Value and local partials of e by the static sweep, then one statement on the active tape.
 /// Always inlined: otherwise the caller must store the expression (built with 8-byte stores) to
 /// pass it by reference, and record's wide loads of it stall on store forwarding — measured 1.4x
@@ -143,42 +286,58 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
   constexpr std::size_t leaves = active_leaf_count<E>;
   sweep_for<S, 0, E> sw{};
   frame<E, S> fr{};
-  sw.forward_slots();
-  const S v = static_cast<S>(sw.forward(e, fr));
-  if constexpr (leaves == 0) {
-    return real<T>(v);
-  } else {
-    // Constants in, constant out: nothing is recorded when no leaf is on a tape, or while
-    // recording is stopped.
-    // t: nullptr with no tape and while recording is paused (told apart below, off the hot path).
-    basic_tape<T>* t = basic_tape<T>::recording();
-    bool any = false;
-    auto scan = [&](const auto& leaf, const S&) {
-      any = any || leaf.index() != 0;
-#if ETAD_CHECKED
-      if (t != nullptr && leaf.epoch() != 0 && leaf.epoch() != t->epoch())
-        throw error("etad: an expression uses a real recorded on another tape or before "
-                    "reset(); reals are valid only on the tape, and in the epoch, that made them");
-#endif
-    };
-    for_each_active_leaf(e, fr, scan);
-    if (!any) return real<T>(v);
-    if (t == nullptr) [[unlikely]] {
-      if (paused_recording<T> != 0) return real<T>(v);
-      throw error("etad: an expression of reals was assigned with no active tape; create an "
-                  "etad::tape first (or compute values only inside etad::stop_recording)");
-    }
+  if constexpr (std::is_floating_point_v<S> && leaves >= 2 && leaves <= max_merged_leaves) {
+    // One partial per distinct input where the compiler can tell: in `t * t`, or in
+    // sin(t) * cos(y * t), both leaves are copies of one real, so the optimizer knows their
+    // indices are equal, and the statement gets one input, t, with the two partials' sum.
+    // Fewer partials to store and sweep, and no chain of read-modify-writes of one adjoint in
+    // the sweep. Leaves it cannot tell apart at compile time (two reals that may or may not be
+    // one) stay separate: still exact, and no run-time search. (The sweep computes
+    // a * (p1 + p2) rather than a * p1 + a * p2, so the last bit of a gradient may differ
+    // between builds that merge and builds that do not, e.g. with and without optimization.)
+    index_t in[leaves];
+    index_gather<leaves> indices{in};
+    for_each_active_leaf_at<0>(e, fr, indices);
+    std::size_t into[leaves];
+    bool keep[leaves];
+    const std::size_t n = plan_merge(in, into, keep, std::make_index_sequence<leaves>{});
+    sw.forward_slots();
+    const S v = static_cast<S>(sw.forward(e, fr));
+    index_t any = 0;
+    for (std::size_t k = 0; k < leaves; ++k) any |= in[k];
+    basic_tape<T>* t = active_recording<T>(e, fr, any != 0);
+    if (t == nullptr) return real<T>(v);
     sw.backward(e, fr, S(1));
+    S p[leaves];
+    partial_gather<S, leaves> partials{p};
+    for_each_active_leaf_at<0>(e, fr, partials);
+    apply_merge(p, into, std::make_index_sequence<leaves>{});
     index_t defined;
-    auto slot = t->record(leaves, defined);
-    std::size_t k = 0;
-    auto write = [&](const auto& leaf, const S& partial) {
-      slot.partial[k] = partial;
-      slot.input[k] = leaf.index();
-      ++k;
-    };
-    for_each_active_leaf(e, fr, write);
+    write_kept(t->record(n, defined), in, p, keep, std::make_index_sequence<leaves>{});
     return real<T>(v, defined, t->epoch());
+  } else {
+    sw.forward_slots();
+    const S v = static_cast<S>(sw.forward(e, fr));
+    if constexpr (leaves == 0) {
+      return real<T>(v);
+    } else {
+      bool any = false;
+      auto scan = [&](const auto& leaf, const S&) { any = any || leaf.index() != 0; };
+      for_each_active_leaf(e, fr, scan);
+      basic_tape<T>* t = active_recording<T>(e, fr, any);
+      if (t == nullptr) return real<T>(v);
+      sw.backward(e, fr, S(1));
+      index_t defined;
+      auto slot = t->record(leaves, defined);
+      std::size_t k = 0;
+      auto write = [&](const auto& leaf, const S& partial) {
+        slot.partial[k] = partial;
+        slot.input[k] = leaf.index();
+        ++k;
+      };
+      for_each_active_leaf(e, fr, write);
+      return real<T>(v, defined, t->epoch());
+    }
   }
 }
 

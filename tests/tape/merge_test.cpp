@@ -1,0 +1,102 @@
+// Repeated inputs of one statement: where the optimizer proves two leaves of an expression to be
+// one real (copies of the same real, as in `t * t`), record() stores ONE partial for it, the sum
+// of the occurrences' partials (detail::known_equal, tape/real.hpp). This file is compiled with
+// -O3 (tests/CMakeLists.txt), as the benchmarks are: the merges below are what g++ 12 and clang 14
+// prove there. (Built without optimization, nothing is merged; the other tape tests, at -O2,
+// accept either count.) Expected gradients are closed forms, or the static layer's.
+#include "support/tape_support.hpp"
+
+#include <etad/etad.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+using etad::real;
+
+TEST_CASE("tape merge: t * t records one input with partial 2t", "[tape][merge]") {
+  etad::tape tape;
+  const real t = tape.variable(0.75);
+  const real s = t * t;
+  CHECK(tape.statements() == 2);
+  CHECK(tape.partials() == 1);
+  CHECK(tape.gradient(s, t)[0] == 1.5);  // exact: 0.75 + 0.75
+}
+
+TEST_CASE("tape merge: each real once, other reals never merged", "[tape][merge]") {
+  etad::tape tape;
+  const real x = tape.variable(0.6), y = tape.variable(-1.7);
+  const std::size_t p0 = tape.partials();
+  // Leaves x, y, y, x: two inputs.
+  const real a = x * y + y * x;
+  CHECK(tape.partials() - p0 == 2);
+  const auto ga = tape.gradient(a, x, y);
+  CHECK(ga[0] == 2 * -1.7);
+  CHECK(ga[1] == 2 * 0.6);
+  // Leaves t, y, t: two inputs, t's partial cos(t) cos(y t) - sin(t) sin(y t) y.
+  etad::tape second;
+  const real t = second.variable(0.9), u = second.variable(0.4);
+  const real b = sin(t) * cos(u * t);
+  CHECK(second.partials() == 2);
+  const auto gb = second.gradient(b, t, u);
+  CHECK(gb[0] == Approx(std::cos(0.9) * std::cos(0.36) - std::sin(0.9) * std::sin(0.36) * 0.4)
+                     .epsilon(1e-15));
+  CHECK(gb[1] == Approx(-std::sin(0.9) * std::sin(0.36) * 0.9).epsilon(1e-15));
+}
+
+TEST_CASE("tape merge: a copy of a real is the same input", "[tape][merge]") {
+  etad::tape tape;
+  const real x = tape.variable(1.25);
+  const real c = x;  // a copy: the same index, so the same input
+  const real p = x * c * x;
+  CHECK(tape.partials() == 1);
+  CHECK(tape.gradient(p, x)[0] == Approx(3 * 1.25 * 1.25).epsilon(1e-15));
+}
+
+namespace {
+// The chain benchmark's body (bench/problems/chain.hpp): per iteration tt = t * t (one input, t)
+// and t = f(t, x, y, z, tt) with 10 leaf occurrences of 5 reals.
+template <class AD>
+AD chain(const AD& x, const AD& y, const AD& z, std::size_t k) {
+  using std::sin, std::cos, std::exp, std::sqrt;
+  AD t = x;
+  for (std::size_t i = 0; i < k; ++i) {
+    AD tt = t * t;
+    t = sin(t) * cos(y * t) + exp(-z * tt) / (1.0 + x * tt) + 0.5 * sqrt(y * z + tt);
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("tape merge: the chain body records 1 + 5 partials per iteration", "[tape][merge]") {
+  constexpr std::size_t k = 7;
+  const double x0 = 0.6, y0 = 0.7, z0 = 0.9;
+  etad::tape tape;
+  const real x = tape.variable(x0), y = tape.variable(y0), z = tape.variable(z0);
+  const real r = chain(x, y, z, k);
+  CHECK(tape.statements() == 3 + 2 * k);
+  CHECK(tape.partials() == 6 * k);
+  const auto g = tape.gradient(r, x, y, z);
+  // Independently: forward accumulation of the static layer's local gradients, iteration by
+  // iteration (as the benchmark's etad_static does).
+  double t = x0, tx = 1, ty = 0, tz = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const auto l = etad::gradient(
+        [](auto t, auto x, auto y, auto z) {
+          const auto tt = t * t;
+          return sin(t) * cos(y * t) + exp(-z * tt) / (1 + x * tt) + 0.5 * sqrt(y * z + tt);
+        },
+        t, x0, y0, z0);
+    const double ft = l.gradient[0];
+    t = l.value;
+    tx = ft * tx + l.gradient[1];
+    ty = ft * ty + l.gradient[2];
+    tz = ft * tz + l.gradient[3];
+  }
+  CHECK(r.value() == Approx(t).epsilon(1e-14));
+  CHECK(g[0] == Approx(tx).epsilon(1e-12));
+  CHECK(g[1] == Approx(ty).epsilon(1e-12));
+  CHECK(g[2] == Approx(tz).epsilon(1e-12));
+}
