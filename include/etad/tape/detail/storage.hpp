@@ -103,8 +103,9 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 
 /// Pushes a * p[j] to adj[in[j]] for an ordinary statement of m partials, the contributions to
 /// index `below` into `next` (see statement_store::sweep_adjoints), in the order j = 0, 1, ...
-/// Statements of up to three partials (most scalar statements) are unrolled: no loop counter,
-/// and each position's branch is predicted on its own.
+/// Statements of up to five partials (most scalar statements, the more so since record() merges
+/// repeated inputs) are unrolled: no loop counter, and each position's branch is predicted on
+/// its own.
 template <class T>
 ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, const T& a, const T* p, const index_t* in,
                                  index_t below, std::size_t j) {
@@ -114,6 +115,12 @@ ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, const T& a, const T* p, const 
   else
     adj[q] = mul_add(a, p[j], adj[q]);
 }
+// push_one for positions 0, ..., M - 1, unrolled.
+template <class T, std::size_t... J>
+ETAD_ALWAYS_INLINE void push_first(T* adj, T& next, const T& a, const T* p, const index_t* in,
+                                   index_t below, std::index_sequence<J...>) {
+  (push_one(adj, next, a, p, in, below, J), ...);
+}
 template <class T>
 ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, const T& a, const T* p, const index_t* in,
                                       std::size_t m, index_t below) {
@@ -121,17 +128,15 @@ ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, const T& a, const T* p, c
     case 0:
       return;
     case 1:
-      push_one(adj, next, a, p, in, below, 0);
-      return;
+      return push_first(adj, next, a, p, in, below, std::make_index_sequence<1>{});
     case 2:
-      push_one(adj, next, a, p, in, below, 0);
-      push_one(adj, next, a, p, in, below, 1);
-      return;
+      return push_first(adj, next, a, p, in, below, std::make_index_sequence<2>{});
     case 3:
-      push_one(adj, next, a, p, in, below, 0);
-      push_one(adj, next, a, p, in, below, 1);
-      push_one(adj, next, a, p, in, below, 2);
-      return;
+      return push_first(adj, next, a, p, in, below, std::make_index_sequence<3>{});
+    case 4:
+      return push_first(adj, next, a, p, in, below, std::make_index_sequence<4>{});
+    case 5:
+      return push_first(adj, next, a, p, in, below, std::make_index_sequence<5>{});
     default:
       for (std::size_t j = 0; j < m; ++j) push_one(adj, next, a, p, in, below, j);
   }
