@@ -82,6 +82,9 @@ TEST_CASE("tape errors: an expression of active reals with no active tape throws
   REQUIRE(etad::tape::current() == nullptr);
   CHECK_THROWS_AS(real(*x * 2.0), etad::error);
   CHECK_THROWS_WITH(real(*x * 2.0), Catch::Contains("no active tape"));
+  // Two leaves: the path that merges repeated inputs (tape/real.hpp) checks the same way.
+  CHECK_THROWS_WITH(real(*x * *x), Catch::Contains("no active tape"));
+  CHECK_THROWS_WITH(real(*x * etad::sin(*x) + 1.0), Catch::Contains("no active tape"));
   const reals xs{*x, *x};
   CHECK_THROWS_AS(etad::sum(xs), etad::error);
   CHECK_THROWS_AS(etad::prod(xs), etad::error);
@@ -92,6 +95,9 @@ TEST_CASE("tape errors: an expression of active reals with no active tape throws
   const real y = *x * 2.0;
   CHECK(y.is_constant());
   CHECK(y.value() == 4.0);
+  const real z = *x * *x;
+  CHECK(z.is_constant());
+  CHECK(z.value() == 4.0);
 }
 
 TEST_CASE("tape errors: seeds must match the targets", "[tape][errors]") {

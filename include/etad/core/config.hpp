@@ -34,6 +34,14 @@
 #  define ETAD_HAS_CONSTANT_P 1
 #endif
 
+/// ETAD_MERGE_REPEATED_INPUTS: 1 (the default): a tape statement stores one partial per real
+/// where the optimizer proves two leaves of its expression to be one real (t * t: one partial,
+/// 2t); 0: one partial per leaf occurrence always, so that gradients round the same in every
+/// build (optimized or not). Floating-point tapes only; see docs/design.md, "The tape".
+#ifndef ETAD_MERGE_REPEATED_INPUTS
+#  define ETAD_MERGE_REPEATED_INPUTS 1
+#endif
+
 /// ETAD_SWEEP_INLINE: on the static sweep's functions. clang inlines them all (always_inline),
 /// which made its static gradients of small formulas 10-20 % cheaper and left the compile time of
 /// a 1000-term sum unchanged; g++ is left to its heuristics plus ETAD_FLATTEN below, because

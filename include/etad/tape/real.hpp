@@ -54,9 +54,9 @@ inline constexpr std::size_t leaves_before<node<Op, C...>, I> = [] {
 }();
 
 // for_each_active_leaf with each leaf's ordinal (0, 1, ... in visiting order) as a constant:
-// f(std::integral_constant<std::size_t, K>{}, leaf, adjoint). Always inlined, lambdas
-// included: record() relies on the optimizer seeing every leaf's index where the expression was
-// built (known_equal).
+// f(std::integral_constant<std::size_t, K>{}, leaf, adjoint). Always inlined, and f is a
+// functor rather than a lambda for the same reason: record() relies on the optimizer seeing
+// every leaf's index where the expression was built (known_equal).
 template <std::size_t Base, class E, class S, class F>
 ETAD_ALWAYS_INLINE void for_each_active_leaf_at(const E& e, const frame<E, S>& fr, F& f);
 
@@ -202,12 +202,17 @@ ETAD_ALWAYS_INLINE std::size_t first_known_equal(const index_t (&in)[L],
   return into;
 }
 
-/// Plans the merge of a statement's leaves: into[K] as above, keep[K] = (into[K] == K); returns
-/// how many leaves are kept. Everything here folds to constants in an optimized build.
+/// Plans the merge of a statement's leaves, in leaf order: leaf K goes into the leaf that its
+/// first known-equal leaf J went into (into[J], a kept leaf: the compiler's answers need not be
+/// transitive, so J itself may have been merged into an earlier leaf that K is not known equal
+/// to; each answer is also a true equality, so all of them are one index), or stays (into[K] =
+/// K, keep[K]). Returns how many leaves are kept. Everything here folds to constants in an
+/// optimized build.
 template <std::size_t L, std::size_t... K>
 ETAD_ALWAYS_INLINE std::size_t plan_merge(const index_t (&in)[L], std::size_t (&into)[L],
                                           bool (&keep)[L], std::index_sequence<K...>) {
-  ((into[K] = first_known_equal<K>(in, std::make_index_sequence<K>{}), keep[K] = into[K] == K),
+  ((into[K] = K, into[K] = into[first_known_equal<K>(in, std::make_index_sequence<K>{})],
+    keep[K] = into[K] == K),
    ...);
   return (std::size_t(keep[K]) + ...);
 }
@@ -286,15 +291,17 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
   constexpr std::size_t leaves = active_leaf_count<E>;
   sweep_for<S, 0, E> sw{};
   frame<E, S> fr{};
-  if constexpr (std::is_floating_point_v<S> && leaves >= 2 && leaves <= max_merged_leaves) {
+  if constexpr (ETAD_MERGE_REPEATED_INPUTS && std::is_floating_point_v<S> && leaves >= 2 &&
+                leaves <= max_merged_leaves) {
     // One partial per distinct input where the compiler can tell: in `t * t`, or in
     // sin(t) * cos(y * t), both leaves are copies of one real, so the optimizer knows their
     // indices are equal, and the statement gets one input, t, with the two partials' sum.
     // Fewer partials to store and sweep, and no chain of read-modify-writes of one adjoint in
     // the sweep. Leaves it cannot tell apart at compile time (two reals that may or may not be
     // one) stay separate: still exact, and no run-time search. (The sweep computes
-    // a * (p1 + p2) rather than a * p1 + a * p2, so the last bit of a gradient may differ
-    // between builds that merge and builds that do not, e.g. with and without optimization.)
+    // a * (p1 + p2) rather than a * p1 + a * p2, so a gradient may round differently between
+    // builds that merge and builds that do not, e.g. with and without optimization; define
+    // ETAD_MERGE_REPEATED_INPUTS=0 to never merge.)
     index_t in[leaves];
     index_gather<leaves> indices{in};
     for_each_active_leaf_at<0>(e, fr, indices);

@@ -115,7 +115,7 @@ ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, const T& a, const T* p, const 
   else
     adj[q] = mul_add(a, p[j], adj[q]);
 }
-// push_one for positions 0, ..., M - 1, unrolled.
+/// push_one for positions 0, ..., M - 1, unrolled.
 template <class T, std::size_t... J>
 ETAD_ALWAYS_INLINE void push_first(T* adj, T& next, const T& a, const T* p, const index_t* in,
                                    index_t below, std::index_sequence<J...>) {
