@@ -93,13 +93,14 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   const std::size_t n = x.size();
   if (n == 0) return r;
   const real<T>* xs = x.data();
-  // Fast path: element k's key is key_of(x[0]) + k (consecutive indices, one epoch).
+  // The values, then (a loop of its own) the fast path's test: element k's key is
+  // key_of(x[0]) + k (consecutive indices, one epoch). In one loop, g++ 12 vectorized neither
+  // part well: sum/10^4's scan took 3.6 us, against 1.2 us (values in 4 lanes) + 0.8 us (keys)
+  // as two loops.
+  for_each_lane(n, [&](std::size_t k, auto lane) { visit(k, xs[k].value(), lane); });
   const std::uint64_t key0 = key_of(xs[0]);
   std::uint64_t gaps = 0;
-  for_each_lane(n, [&](std::size_t k, auto lane) {
-    visit(k, xs[k].value(), lane);
-    gaps |= key_of(xs[k]) ^ (key0 + k);
-  });
+  for (std::size_t k = 0; k < n; ++k) gaps |= key_of(xs[k]) ^ (key0 + k);
   const bool paused = paused_recording<T> != 0;
   const index_t first = xs[0].index();
   if (gaps == 0 && first != 0 && n < range_flag) {
