@@ -131,6 +131,34 @@ TEST_CASE("tape reduce: sum and mean of every length around the lane width", "[t
   CHECK(etad::sum(variables(t, w)).value() == 6.0);
 }
 
+TEST_CASE("tape reduce: sum on both sides of the split-scan limit", "[tape][reduce]") {
+  // Up to detail::split_scan_limit reals the scan runs two loops (values, then the check that
+  // the reals are consecutive), beyond it one; both must give the same statement and value.
+  // Small integers: exact in any order, n (n + 1) / 2.
+  etad::tape t{etad::persistent};
+  for (const std::size_t n : {etad::detail::split_scan_limit, etad::detail::split_scan_limit + 5}) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i % 7);
+    double expected = 0;
+    for (std::size_t i = 0; i < n; ++i) expected += v[i];  // exact: small integers
+    const std::vector<real> x = variables(t, v);
+    const std::size_t p0 = t.partials(), s0 = t.statements();
+    const real s = etad::sum(x);
+    CHECK(t.statements() == s0 + 1);
+    CHECK(t.partials() == p0 + n);
+    CHECK(s.value() == expected);
+    std::vector<double> g(n);
+    t.gradient(s, x, g);
+    CHECK(std::count(g.begin(), g.end(), 1.0) == std::ptrdiff_t(n));
+    // Not consecutive (one element swapped with its neighbour): the general path, same value.
+    std::vector<real> y = x;
+    std::swap(y[n / 2], y[n / 2 + 1]);
+    CHECK(etad::sum(y).value() == expected);
+    t.gradient(etad::sum(y), y, g);
+    CHECK(std::count(g.begin(), g.end(), 1.0) == std::ptrdiff_t(n));
+  }
+}
+
 TEST_CASE("tape reduce: prod, also with zero elements", "[tape][reduce]") {
   etad::tape t{etad::persistent};
   SECTION("no zero: prod / x_i") {

@@ -36,8 +36,10 @@
 
 /// ETAD_MERGE_REPEATED_INPUTS: 1 (the default): a tape statement stores one partial per real
 /// where the optimizer proves two leaves of its expression to be one real (t * t: one partial,
-/// 2t); 0: one partial per leaf occurrence always, so that gradients round the same in every
-/// build (optimized or not). Floating-point tapes only; see docs/design.md, "The tape".
+/// 2t); 0: one partial per leaf occurrence always, so that how a gradient rounds does not depend
+/// on what the optimizer proves (the compiler, the optimization level). Floating-point tapes
+/// only; see docs/design.md, "The tape". Like ETAD_CHECKED and the limits above, give it one
+/// value in every file of a program (it changes inline functions).
 #ifndef ETAD_MERGE_REPEATED_INPUTS
 #  define ETAD_MERGE_REPEATED_INPUTS 1
 #endif

@@ -193,31 +193,39 @@ ETAD_ALWAYS_INLINE bool known_equal(index_t a, index_t b) noexcept {
 /// pairs, all decided at compile time, so the bound is on compile time, not run time.
 inline constexpr std::size_t max_merged_leaves = 16;
 
-/// into[K]: the first leaf J <= K whose index is known equal to leaf K's (K itself when none).
-template <std::size_t K, std::size_t L, std::size_t... J>
-ETAD_ALWAYS_INLINE std::size_t first_known_equal(const index_t (&in)[L],
-                                                 std::index_sequence<J...>) {
+/// known_equal as a function object: the equality plan_merge asks by default.
+struct known_equal_fn {
+  ETAD_ALWAYS_INLINE bool operator()(index_t a, index_t b) const noexcept {
+    return known_equal(a, b);
+  }
+};
+
+/// The first leaf J < K whose index eq says equals leaf K's, or K itself when there is none.
+template <std::size_t K, std::size_t L, class Equal, std::size_t... J>
+ETAD_ALWAYS_INLINE std::size_t first_equal(const index_t (&in)[L], const Equal& eq,
+                                           std::index_sequence<J...>) {
   std::size_t into = K;
-  (void)((known_equal(in[J], in[K]) ? (into = J, true) : false) || ...);
+  (void)((eq(in[J], in[K]) ? (into = J, true) : false) || ...);
   return into;
 }
 
 /// Plans the merge of a statement's leaves, in leaf order: leaf K goes into the leaf that its
-/// first known-equal leaf J went into (into[J], a kept leaf: the compiler's answers need not be
+/// first equal leaf J went into (into[J], a kept leaf: the compiler's answers need not be
 /// transitive, so J itself may have been merged into an earlier leaf that K is not known equal
 /// to; each answer is also a true equality, so all of them are one index), or stays (into[K] =
-/// K, keep[K]). Returns how many leaves are kept. Everything here folds to constants in an
-/// optimized build.
-template <std::size_t L, std::size_t... K>
+/// K, keep[K]). Returns how many leaves are kept. With eq = known_equal_fn (record()),
+/// everything here folds to constants in an optimized build.
+template <std::size_t L, class Equal, std::size_t... K>
 ETAD_ALWAYS_INLINE std::size_t plan_merge(const index_t (&in)[L], std::size_t (&into)[L],
-                                          bool (&keep)[L], std::index_sequence<K...>) {
-  ((into[K] = K, into[K] = into[first_known_equal<K>(in, std::make_index_sequence<K>{})],
+                                          bool (&keep)[L], const Equal& eq,
+                                          std::index_sequence<K...>) {
+  ((into[K] = K, into[K] = into[first_equal<K>(in, eq, std::make_index_sequence<K>{})],
     keep[K] = into[K] == K),
    ...);
   return (std::size_t(keep[K]) + ...);
 }
 
-/// Adds each merged leaf's partial to its first leaf's, in leaf order.
+/// Adds each merged leaf's partial to its kept leaf's (into[K]), in leaf order.
 template <class S, std::size_t L, std::size_t... K>
 ETAD_ALWAYS_INLINE void apply_merge(S (&p)[L], const std::size_t (&into)[L],
                                     std::index_sequence<K...>) {
@@ -307,7 +315,8 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
     for_each_active_leaf_at<0>(e, fr, indices);
     std::size_t into[leaves];
     bool keep[leaves];
-    const std::size_t n = plan_merge(in, into, keep, std::make_index_sequence<leaves>{});
+    const std::size_t n =
+        plan_merge(in, into, keep, known_equal_fn{}, std::make_index_sequence<leaves>{});
     sw.forward_slots();
     const S v = static_cast<S>(sw.forward(e, fr));
     index_t any = 0;
