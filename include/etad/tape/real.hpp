@@ -56,7 +56,10 @@ inline constexpr std::size_t leaves_before<node<Op, C...>, I> = [] {
 // for_each_active_leaf with each leaf's ordinal (0, 1, ... in visiting order) as a constant:
 // f(std::integral_constant<std::size_t, K>{}, leaf, adjoint). Always inlined, and f is a
 // functor rather than a lambda for the same reason: record() relies on the optimizer seeing
-// every leaf's index where the expression was built (known_equal).
+// every leaf's index where the expression was built (known_equal). It is used only for the
+// statements record() may merge (at most max_merged_leaves leaves); the plain visit above stays
+// for the rest, since forcing inlining through large expressions is what made g++ compile a
+// 1000-term sum 13x slower (docs/compile-time.md).
 template <std::size_t Base, class E, class S, class F>
 ETAD_ALWAYS_INLINE void for_each_active_leaf_at(const E& e, const frame<E, S>& fr, F& f);
 
