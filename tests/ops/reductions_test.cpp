@@ -41,12 +41,14 @@ void check_against_reference(const std::array<double, N>& x) {
   const auto [value, gradient] = lse_gradient(x);
   const auto [want, g_want] = reference(x);
   CHECK(std::fabs(value - want) <= 4e-16L * std::fabs(want) + 1e-15L);
+  long double m = x[0];
+  for (const double e : x) m = std::max(m, static_cast<long double>(e));
   for (std::size_t i = 0; i < N; ++i) {
-    INFO("i = " << i << ", x_i - value = " << x[i] - value);
-    // The partial is e^(x_i - value) (the formula, not the exponential, decides this): value is
-    // rounded to double (an absolute error up to |value| 2^-53) and so is the shift (up to
-    // |x_i - value| 2^-53), each a relative error of the partial, on top of a few ulps.
-    const long double shift_error = (std::fabs(x[i] - value) + std::fabs(value) + 1) * 0x1p-52L;
+    INFO("i = " << i << ", x_i - max = " << x[i] - m);
+    // The partial is e^(x_i - m) / s: the shift x_i - m is rounded to double (a relative error
+    // of the partial up to |x_i - m| 2^-53), on top of a few ulps of the exponentials, their
+    // sum and the division. Nothing depends on the size of m itself.
+    const long double shift_error = std::fabs(x[i] - m) * 0x1p-52L;
     CHECK(std::fabs(gradient[i] - g_want[i]) <=
           (2e-15L + shift_error) * g_want[i] + 2 * std::numeric_limits<double>::denorm_min());
   }
@@ -67,10 +69,29 @@ TEST_CASE("static log_sum_exp: value and softmax against long double", "[ops][re
   }
   check_against_reference(std::array{0.0});
   check_against_reference(std::array{1000.0, 1001.0});  // e^x would overflow
-  check_against_reference(std::array{-1000.0, -1001.0, -1745.0});  // underflow; the last to 0
+  // Underflow: the last partial is e^-745 / 1.37 = 3.6e-324, which rounds to the smallest
+  // subnormal (4.9e-324); with -1760 it is e^-760 / 1.37, far below half of it: 0.
+  check_against_reference(std::array{-1000.0, -1001.0, -1745.0});
+  CHECK(lse_gradient(std::array{-1000.0, -1001.0, -1760.0}).gradient[2] == 0.0);
   const auto [v, g] = lse_gradient(std::array{-1000.0, -1001.0, -1745.0});
-  CHECK(g[2] == 0.0);
   CHECK(v == Approx(-1000.0 + std::log1p(std::exp(-1.0))).epsilon(1e-15));
+}
+
+TEST_CASE("static log_sum_exp: softmax far from 0 (large |max|)", "[ops][reductions]") {
+  // The partials once were e^(x_i - f) with f = value: at |m| = 1e16, f = m + log s is rounded to
+  // m + 2, and every partial was e^-2 instead of 1/3. Softmax depends only on the differences.
+  for (const double c : {1e6, 1e10, 1e14, -1e14, 1e16, -1e16, 1e300}) {
+    INFO("c = " << c);
+    check_against_reference(std::array{c, c, c - 1});  // the last equals c from 1e16 on
+    check_against_reference(std::array{c, c * (1 - 0x1p-50), -c});
+    const auto [v, g] = lse_gradient(std::array{c, c, c - 1});
+    long double sum = 0;
+    for (const double e : g) sum += e;
+    CHECK(std::fabs(sum - 1) <= 4e-16L);
+  }
+  const auto [v, g] = lse_gradient(std::array{1e308, 1e308});
+  CHECK(v == 1e308);  // 1e308 + log 2, rounded
+  CHECK(g == std::array{0.5, 0.5});
 }
 
 TEST_CASE("static log_sum_exp: gradient matches central differences", "[ops][reductions]") {

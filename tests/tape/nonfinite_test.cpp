@@ -142,7 +142,7 @@ TEST_CASE("tape nonfinite: an exactly zero adjoint pushes nothing across stateme
 
 TEST_CASE("tape nonfinite: log_sum_exp's -inf, +inf and NaN elements, in short and long ranges",
           "[tape][nonfinite]") {
-  // As documented: a -inf element weighs 0; a +inf maximum gives +inf (NaN partials for the
+  // As documented: a -inf element weighs 0 (NaN partials when all are -inf); a +inf maximum gives +inf (NaN partials for the
   // infinite elements); a NaN element anywhere makes the value and every partial NaN. Lengths 3
   // and 37 (the vectorized exponentials' main loop and its remainder).
   etad::tape t{etad::persistent};
@@ -169,6 +169,15 @@ TEST_CASE("tape nonfinite: log_sum_exp's -inf, +inf and NaN elements, in short a
       CHECK(g[1] == 0.0);
       CHECK(g[n - 1] == 0.0);
       CHECK(g[0] == Approx(std::exp(v[0]) / z).epsilon(1e-15));
+    }
+    {
+      // Only -inf: the value is -inf and the partials 0 / 0 (softmax has no limit there).
+      const reals x = variables(std::vector<double>(n, -inf));
+      const real l = etad::log_sum_exp(x);
+      CHECK(l.value() == -inf);
+      std::vector<double> g(n);
+      t.gradient(l, x, g);
+      for (const double e : g) CHECK(std::isnan(e));
     }
     {
       std::vector<double> v = base;

@@ -71,11 +71,12 @@ struct prod_op {
 };
 
 /// log(sum exp x_i) (n-ary), computed around m = max x_i so that large x do not overflow.
-/// Partials softmax(x)_i = exp(x_i - f). In double, the exponentials (all of arguments <= 0:
-/// x_i - m, and x_i - f with f >= m) come from detail::exp_nonpositive, as on the tape: within
-/// 0.65 ulp of e^x (std::exp: about 0.5), inlined and vectorizable rather than a libm call each,
-/// and usable in constant expressions with clang too. Other types, and a maximum that is not
-/// finite (then the plain formula, whose arguments may be positive), use std::exp.
+/// Partials softmax(x)_i = exp(x_i - m) / s (m the maximum, s the sum of the exp(x_j - m)), as
+/// on the tape. In double, the exponentials (all of arguments x_i - m <= 0) come from
+/// detail::exp_nonpositive, as on the tape: within 0.65 ulp of e^x (std::exp: about 0.5),
+/// inlined and vectorizable rather than a libm call each, and usable in constant expressions
+/// with clang too. Other types, and a maximum that is not finite (then the plain formula
+/// exp(x_i - f), whose arguments may be positive), use std::exp.
 struct log_sum_exp_op {
   static constexpr std::string_view name = "log_sum_exp";
   template <class X0, class... X>
@@ -102,13 +103,27 @@ struct log_sum_exp_op {
     using T = detail::common_t<X...>;
     const std::array<T, n + 1> a{static_cast<T>(xf)...};
     std::array<T, n> p{};
-    if constexpr (std::is_same_v<T, double>) {
-      // x_i - f <= 0 for a finite f (f = m + log s, s >= 1); -inf or NaN for an infinite or NaN
-      // f, which the kernel maps to 0 and NaN as std::exp does.
-      for (std::size_t i = 0; i < n; ++i) p[i] = detail::exp_nonpositive(a[i] - a[n]);
-    } else {
+    // exp(x_i - m) / s with the value's m and s, not exp(x_i - f): f = m + log s is rounded to
+    // m's precision, so for a large |m| it loses log s (at m = 1e16, f - m is 2 for any s < e^3)
+    // and the partials no longer sum to 1.
+    T m = a[0];
+    for (std::size_t i = 1; i < n; ++i) m = std::max(m, a[i]);
+    if (!(m - m == 0)) {
+      // m = ±inf or NaN: the plain formula, as the value uses it.
       for (std::size_t i = 0; i < n; ++i) p[i] = exp(a[i] - a[n]);
+      return p;
     }
+    T s(0);
+    for (std::size_t i = 0; i < n; ++i) {
+      // x_i - m <= 0, or NaN for a NaN element, which the kernel maps to NaN as std::exp does.
+      if constexpr (std::is_same_v<T, double>)
+        p[i] = detail::exp_nonpositive(a[i] - m);
+      else
+        p[i] = exp(a[i] - m);
+      s = s + p[i];
+    }
+    const T inv = T(1) / s;
+    for (std::size_t i = 0; i < n; ++i) p[i] *= inv;
     return p;
   }
 };
