@@ -215,3 +215,45 @@ TEST_CASE("tape higher order: comparisons, hypot, pow and atan2 on nested tapes"
   while (z < 2.0) z = z * 1.5;  // dynamic control flow on a nested tape
   CHECK(z.value().value() == Approx(0.7 * 1.5 * 1.5 * 1.5));  // 1.05, 1.575 < 2, then 2.3625
 }
+
+TEST_CASE("tape higher order: partials documented as 0 at singular points are 0 on nested tapes",
+          "[tape][higher_order]") {
+  // ops/power.hpp's conventions, on a nested tape, where each partial is an expression of reals
+  // (a value-initialised expression once gave 0 * inf = NaN here). Expected: the documented
+  // values, which the static gradient also gives.
+  const auto first_derivatives = [](const auto& f, double a, double b) {
+    etad::tape outer;
+    const real ao = outer.variable(a), bo = outer.variable(b);
+    etad::basic_tape<real> inner;
+    const real2 ai = inner.variable(ao), bi = inner.variable(bo);
+    const real2 z = f(ai, bi);
+    const auto g = inner.gradient(z, ai, bi);
+    return std::array{g[0].value(), g[1].value()};
+  };
+  struct case_t {
+    const char* name;
+    double a, b, da, db;
+  };
+  const auto hypot = [](auto a, auto b) { return etad::hypot(a, b); };
+  const auto pow = [](auto a, auto b) { return etad::pow(a, b); };
+  for (const case_t c : {case_t{"hypot at (0, 0)", 0.0, 0.0, 0.0, 0.0},
+                         case_t{"pow at (0, 2)", 0.0, 2.0, 0.0, 0.0},
+                         case_t{"pow at (0, 0)", 0.0, 0.0, 0.0, 0.0},
+                         case_t{"pow at (0, -1)", 0.0, -1.0, -INFINITY, 0.0}}) {
+    INFO(c.name);
+    const auto g = c.name[0] == 'h' ? first_derivatives(hypot, c.a, c.b) : first_derivatives(pow, c.a, c.b);
+    const auto s = c.name[0] == 'h' ? etad::gradient(hypot, c.a, c.b).gradient
+                                    : etad::gradient(pow, c.a, c.b).gradient;
+    CHECK(g[0] == c.da);
+    CHECK(g[1] == c.db);
+    CHECK(s[0] == c.da);
+    CHECK(s[1] == c.db);
+  }
+  // Constant exponents 0 (real and integer) and a constant base 0, at 0 and 1.
+  const auto one = [&](const auto& f, double a) { return first_derivatives([&f](auto x, auto) { return f(x); }, a, 0.0)[0]; };
+  CHECK(one([](auto x) { return etad::pow(x, 0.0); }, 0.0) == 0.0);
+  CHECK(one([](auto x) { return etad::pow(x, 0); }, 0.0) == 0.0);
+  CHECK(one([](auto x) { return etad::pow(x, 2); }, 0.0) == 0.0);
+  CHECK(one([](auto x) { return etad::pow(0.0, x); }, 1.0) == 0.0);
+  CHECK(one([](auto x) { return etad::pow(0.0, x); }, 0.0) == 0.0);
+}

@@ -34,19 +34,47 @@ struct cbrt_op {
 template <operand X> constexpr auto cbrt(const X& x) { return etad::apply(cbrt_op{}, x); }
 
 namespace detail {
-// d/da a^b = b a^(b-1), taken as 0 when b = 0 (a^0 is constant, also at a = 0 where the formula
-// would give 0 * inf).
-constexpr auto pow_base_partial(const auto& a, const auto& b) {
+// a^n as g++ 12 and clang 14 compute std::pow with a constant exponent at any optimization
+// level: n = 2 as a * a, n = -1 as 1 / a, n = 1 as a, n = 0 as 1 (each correctly rounded; glibc's
+// pow differs from a * a in the last bit for about 0.1 % of a). An exponent is a constant where
+// etad evaluates it only when the rule is inlined there (the static front door, mostly; the
+// tape's record() not always), so the rules decide it themselves, and the value is the plain
+// expression's either way. Other exponents, and non-arithmetic a (reals of a nested tape): pow.
+template <class A, class N>
+constexpr auto pow_folded(const A& a, const N& n) {
   using std::pow;
-  const auto d = b * pow(a, b - 1);
-  return bool(b == 0) ? decltype(d){} : d;
+  using R = decltype(pow(a, n));
+  if constexpr (std::is_arithmetic_v<A> && std::is_arithmetic_v<N> && std::is_arithmetic_v<R>) {
+    if (n == 2) return R(R(a) * R(a));
+    if (n == -1) return R(R(1) / R(a));
+    if (n == 1) return R(a);
+    if (n == 0) return R(1);
+  }
+  return pow(a, n);
+}
+
+// The conventions at the singular points below are applied to the operands, not to the result:
+// the result keeps the type of the formula, and at the singular point its operands are numbers
+// for which the formula itself gives 0. (A value-initialised result, `decltype(d){}`, is 0 only
+// for a number: on a nested tape the partial is an expression of reals, and its value-initialised
+// leaves gave 0 * inf or 0 * log 0 = NaN.)
+
+// d/da a^b = b a^(b-1), taken as 0 when b = 0 (a^0 is constant, also at a = 0 where the formula
+// would give 0 * inf): there it is computed as 0 * a^0.
+constexpr auto pow_base_partial(const auto& a, const auto& b) {
+  using B = std::remove_cvref_t<decltype(b)>;
+  const bool zero = bool(b == 0);
+  return (zero ? B(0) : b) * pow_folded(a, (zero ? B(1) : b) - 1);
 }
 // d/db a^b = a^b ln a, taken as 0 at a = 0 (the limit from b > 0, where a^b = 0) instead of
-// 0 * -inf. For a < 0 it is NaN: a^b is real there only at integer b.
+// 0 * -inf: there it is computed as 0 * ln 1. For a < 0 it is NaN: a^b is real there only at
+// integer b.
 constexpr auto pow_exponent_partial(const auto& a, const auto& f) {
   using std::log;
-  const auto d = f * log(a);
-  return bool(a == 0) ? decltype(d){} : d;
+  using A = std::remove_cvref_t<decltype(a)>;
+  using F = std::remove_cvref_t<decltype(f)>;
+  const bool zero = bool(a == 0);
+  return (zero ? F(0) : f) * log(zero ? A(1) : a);
 }
 }  // namespace detail
 
@@ -67,11 +95,10 @@ struct powi_op {
   static constexpr std::string_view name = "powi";
   static constexpr std::size_t arity = 1;
   int n;
-  constexpr auto value(const auto& a) const { using std::pow; return pow(a, n); }
+  constexpr auto value(const auto& a) const { return detail::pow_folded(a, n); }
   constexpr auto partials(const auto& a, const auto&) const {
-    using std::pow;
-    const auto d = n * pow(a, n - 1);
-    return std::array{n == 0 ? decltype(d){} : d};
+    // n = 0: 0 * a^0 (see detail::pow_base_partial), so that a = 0 does not give 0 * inf.
+    return std::array{n * detail::pow_folded(a, n == 0 ? 0 : n - 1)};
   }
 };
 
@@ -81,7 +108,7 @@ struct pow_constant_exponent_op {
   static constexpr std::string_view name = "pow";
   static constexpr std::size_t arity = 1;
   C c;
-  constexpr auto value(const auto& a) const { using std::pow; return pow(a, c); }
+  constexpr auto value(const auto& a) const { return detail::pow_folded(a, c); }
   constexpr auto partials(const auto& a, const auto&) const {
     // c in a's precision: with a float c in a long double computation, c - 1 must not be rounded
     // to float.
@@ -127,9 +154,11 @@ struct hypot_op {
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& a, const auto& b) { using std::hypot; return hypot(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto& f) {
-    const bool origin = bool(f == 0);
-    using T = decltype(a / f);
-    return std::tuple{origin ? T{} : T(a / f), origin ? T{} : T(b / f)};
+    // At the origin a = b = 0: computed as 0 / 1 (see detail::pow_base_partial for why not as a
+    // value-initialised result).
+    using F = std::remove_cvref_t<decltype(f)>;
+    const F d = bool(f == 0) ? F(1) : f;
+    return std::tuple{a / d, b / d};
   }
 };
 template <operand A, operand B>
