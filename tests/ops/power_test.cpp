@@ -196,7 +196,6 @@ TEST_CASE("power: small constant exponents as the compiler folds std::pow", "[op
   const double two_real = two_d;
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.5, 4.0);
-  int checked = 0;
   for (int k = 0; k < 20000; ++k) {
     const double a = u(rng);
     etad::tape t;
@@ -211,7 +210,5 @@ TEST_CASE("power: small constant exponents as the compiler folds std::pow", "[op
     const auto s = etad::gradient([two](auto y) { return etad::pow(y, two); }, a);
     CHECK(s.value == want_sq);
     CHECK(s.gradient[0] == 2 * a);
-    ++checked;
   }
-  CHECK(checked == 20000);
 }

@@ -34,12 +34,13 @@ struct cbrt_op {
 template <operand X> constexpr auto cbrt(const X& x) { return etad::apply(cbrt_op{}, x); }
 
 namespace detail {
-// a^n as g++ 12 and clang 14 compute std::pow with a constant exponent at any optimization
-// level: n = 2 as a * a, n = -1 as 1 / a, n = 1 as a, n = 0 as 1 (each correctly rounded; glibc's
+// a^n as g++ 12 and clang 14 compute std::pow with a constant exponent when optimizing (-O1 and
+// up): n = 2 as a * a, n = -1 as 1 / a, n = 1 as a, n = 0 as 1 (each correctly rounded; glibc's
 // pow differs from a * a in the last bit for about 0.1 % of a). An exponent is a constant where
 // etad evaluates it only when the rule is inlined there (the static front door, mostly; the
 // tape's record() not always), so the rules decide it themselves, and the value is the plain
-// expression's either way. Other exponents, and non-arithmetic a (reals of a nested tape): pow.
+// expression's either way. (At -O0 the plain expression calls glibc's pow; etad's value is then
+// the correctly rounded one.) Other exponents, and non-arithmetic a (reals of a nested tape): pow.
 template <class A, class N>
 constexpr auto pow_folded(const A& a, const N& n) {
   using std::pow;
