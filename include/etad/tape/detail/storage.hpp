@@ -142,6 +142,45 @@ ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, const T& a, const T* p, c
   }
 }
 
+/// push_one with a second register, `next2`, for the adjoint two below the statement (index
+/// below - 1; see sweep_block), which the caller loaded from adj[below - 1].
+template <class T>
+ETAD_ALWAYS_INLINE void push_one_two(T* adj, T& next, T& next2, const T& a, const T* p,
+                                     const index_t* in, index_t below, index_t below2,
+                                     std::size_t j) {
+  const index_t q = in[j];
+  if (q == below)
+    next = mul_add(a, p[j], next);
+  else if (q == below2)
+    next2 = mul_add(a, p[j], next2);
+  else
+    adj[q] = mul_add(a, p[j], adj[q]);
+}
+template <class T, std::size_t... J>
+ETAD_ALWAYS_INLINE void push_first_two(T* adj, T& next, T& next2, const T& a, const T* p,
+                                       const index_t* in, index_t below, index_t below2,
+                                       std::index_sequence<J...>) {
+  (push_one_two(adj, next, next2, a, p, in, below, below2, J), ...);
+}
+/// push_ordinary for statements of four or more partials, with `next2`: in the plain loop's
+/// order, so the sums are the same.
+template <class T>
+ETAD_ALWAYS_INLINE void push_two_below(T* adj, T& next, T& next2, const T& a, const T* p,
+                                       const index_t* in, std::size_t m, index_t below,
+                                       index_t below2) {
+  switch (m) {
+    case 4:
+      return push_first_two(adj, next, next2, a, p, in, below, below2,
+                            std::make_index_sequence<4>{});
+    case 5:
+      return push_first_two(adj, next, next2, a, p, in, below, below2,
+                            std::make_index_sequence<5>{});
+    default:
+      for (std::size_t j = 0; j < m; ++j)
+        push_one_two(adj, next, next2, a, p, in, below, below2, j);
+  }
+}
+
 /// push_one for a position with a pending register (index h, sum hs): the adjoint of h is
 /// adj[h] + hs. A contribution to h stays in the register (no store -> load round trip through
 /// adj[] per statement); one to another index flushes the register and takes its place. Empty
@@ -481,6 +520,16 @@ private:
       hs1 = from->hs1;
       hs2 = from->hs2;
     }
+    // The adjoint two below the statement, for statements of four or more partials (floating-
+    // point T, as the pending registers): in chain's long statement t = f(t, tt, ...) the value
+    // t is two below, past tt = t * t, and its contribution went through a store that the
+    // statement after next loaded at once (a store -> load round trip on the sweep's critical
+    // path, once per iteration). `two` says that next2 holds the adjoint of the index below the
+    // next statement; that statement then takes it instead of loading it. Only the long
+    // statements pay for it: one register for all (tried earlier) cost the one-statement
+    // recurrence 10 %.
+    T next2 = T(0);
+    bool two = false;
     do {
       const index_t raw_below = *--e;
       const std::size_t begin = Ranges ? raw_below & ~range_flag : raw_below;
@@ -499,7 +548,16 @@ private:
         if (h1 == below) [[unlikely]] flush_held(adj, h1, hs1);
         if (h2 == below) [[unlikely]] flush_held(adj, h2, hs2);
       }
-      next = adj[below];
+      if constexpr (held) {
+        if (two) {
+          next = next2;
+          two = false;
+        } else {
+          next = adj[below];
+        }
+      } else {
+        next = adj[below];
+      }
       if (bool(a == T(0))) continue;
       if (!ranged) [[likely]] {
         if constexpr (held) {
@@ -510,6 +568,17 @@ private:
           } else if (m == 2) {
             push_one(adj, next, a, p, in, below, 0);
             push_held(adj, next, h1, hs1, a, p, in, below, 1);
+          } else if (m >= 4) {
+            // adj[below - 1] is read now: contributions held for it go to memory first. (At
+            // below == 0, below2 == below, whose contributions go to `next`: a statement at
+            // index 1 has only constants' index 0 as inputs, which real<T> and the vector
+            // statements never record, but record() would take it.)
+            const index_t below2 = below - index_t(below != 0);
+            if (h1 == below2) [[unlikely]] flush_held(adj, h1, hs1);
+            if (h2 == below2) [[unlikely]] flush_held(adj, h2, hs2);
+            next2 = adj[below2];
+            two = true;
+            push_two_below(adj, next, next2, a, p, in, m, below, below2);
           } else {
             push_ordinary(adj, next, a, p, in, m, below);
           }
@@ -517,10 +586,16 @@ private:
           push_ordinary(adj, next, a, p, in, m, below);
         }
       } else {
+        // A range may cover i - 1: its adjoint goes through memory (`next` may hold
+        // contributions that memory does not have yet: see next2).
+        adj[below] = next;
         push_range(adj, a, p, in, m);
-        next = adj[below];  // a range may cover i - 1
+        next = adj[below];
       }
     } while (e != e_stop);
+    if constexpr (held) {
+      if (two) adj[i - index_t(i != 0)] = next2;  // (the adjoint two below the last statement)
+    }
     if (to != nullptr) {
       *to = {h1, h2, hs1, hs2};
     } else if constexpr (held) {
