@@ -61,6 +61,30 @@ TEST_CASE("tape: a persistent tape answers every gradient call, with the same nu
   CHECK(t.gradient(w, x)[0] == 5 * 81.0);  // d x^5 / dx = 5 x^4
 }
 
+TEST_CASE("tape: after a long recording, a short one starts from zero adjoints", "[tape][semantics]") {
+  // The adjoints' buffer keeps its size across reset(); each sweep zeroes the part it uses. A
+  // long recording leaves nonzero adjoints everywhere; the short one must not see them: a source
+  // that the target does not depend on reads 0, a connected one its derivative.
+  etad::tape t{etad::persistent};
+  for (int round = 0; round < 2; ++round) {
+    const real x = t.variable(1.5), y = t.variable(-2.0);
+    real z = x;
+    for (int k = 0; k < 200; ++k) z = z * y + x;
+    const auto long_grad = t.gradient(z, x, y);
+    CHECK(long_grad[0] != 0.0);
+    t.reset();
+    const real a = t.variable(0.5), b = t.variable(4.0), c = t.variable(7.0);
+    const real w = a * b;
+    const auto g = t.gradient(w, a, b, c);
+    CHECK(g[0] == 4.0);
+    CHECK(g[1] == 0.5);
+    CHECK(g[2] == 0.0);  // unconnected: exactly zero, not what the long recording left
+    const reals targets{w}, sources{c};
+    CHECK(t.gradients(targets, sources, {.unconnected_gradients = etad::unconnected::zero})[0] == 0.0);
+    t.reset();
+  }
+}
+
 TEST_CASE("tape: stop_gradients, TensorFlow's example", "[tape][semantics]") {
   // a = 0; b = 2 a; tf.gradients(a + b, [a, b]) = [3, 1]; with stop_gradients = [a, b]: [1, 1],
   // the same as tf.gradients(stop_gradient(a) + stop_gradient(b), [a, b]).

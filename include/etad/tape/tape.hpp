@@ -284,11 +284,18 @@ private:
   }
   // gradient()'s sweep: adjoints zeroed, target hi seeded with 1, swept down to lo.
   ETAD_ALWAYS_INLINE const T* sweep_one(detail::index_t hi, detail::index_t lo, detail::index_t n) {
-    adjoints_.assign(n, T(0));
-    T* adj = adjoints_.data();
+    T* adj = zeroed_adjoints(n);
     if (hi != 0) adj[hi] = T(1);
     store_.sweep_adjoints(adj, hi, lo);
     adj[0] = T(0);  // the sink of constants' partials: never an answer (a constant source reads 0)
+    return adj;
+  }
+
+  // adjoints_[0 .. n) set to zero (the vector only grows: its tail past n is not used).
+  T* zeroed_adjoints(std::size_t n) {
+    if (adjoints_.size() < n) adjoints_.resize(n);
+    T* adj = adjoints_.data();
+    detail::zero_fill(adj, n);
     return adj;
   }
 
@@ -409,7 +416,7 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
   for (const auto& t : targets) hi = std::max(hi, t.index());
   lo = std::max(lo, leading_);  // the leading variables have no partials to push
 
-  adjoints_.assign(n, T(0));
+  zeroed_adjoints(n);
   for (std::size_t k = 0; k < targets.size(); ++k)
     if (targets[k].index() != 0)
       adjoints_[targets[k].index()] += options.output_gradients.empty() ? T(1) : options.output_gradients[k];

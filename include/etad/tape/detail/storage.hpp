@@ -71,6 +71,24 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
   return {in[0], length, m - range_header - (uniform ? 0 : length), uniform};
 }
 
+/// Sets a[0 .. n) to zero: the adjoints before a sweep. For floating-point T through a zero the
+/// optimizer cannot see, so that the loop stays an inline vectorized loop: std::fill (and
+/// vector::assign, which stores one element per iteration with g++ 12) or a plain loop of
+/// T(0), which g++ and clang turn into a call of memset, whose `rep stosb` costs more than the
+/// whole fill at the sizes of a small tape.
+template <class T>
+ETAD_ALWAYS_INLINE void zero_fill(T* a, std::size_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T zero = T(0);
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+m"(zero));
+#endif
+    for (std::size_t k = 0; k < n; ++k) a[k] = zero;
+  } else {
+    std::fill_n(a, n, T(0));
+  }
+}
+
 // acc + a * b rounded twice, in two statements: clang contracts `acc + a * b` within one
 // expression (-ffp-contract=on), and folds constant operands fused even for a target without
 // FMA, so the sum would round one way or the other depending on what the compiler sees.
