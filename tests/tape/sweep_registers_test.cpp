@@ -3,8 +3,9 @@
 // registers while the next statements use the same index there, and go to memory when the index
 // changes, when the index is about to be read (it becomes the statement below the one swept), and
 // at the end of the sweep; and the register for the adjoint two below a statement of four or
-// more partials (`next2`), which the statement below takes instead of memory, and which goes to
-// memory before a range statement and at a block's end. Each case below would give a wrong
+// more partials (`next2`), which the statement below takes instead of memory, which goes to
+// memory before a range statement and at a block's end, and before which a pending register
+// holding its index (below - 1) is flushed. Each case below would give a wrong
 // gradient if one of those flushes were missing or went to the wrong place; the expected values
 // are closed forms or forward tangents.
 #include <etad/etad.hpp>

@@ -291,9 +291,13 @@ private:
     return adj;
   }
 
-  // adjoints_[0 .. n) set to zero (the vector only grows: its tail past n is not used).
+  // adjoints_[0 .. n) set to zero (the vector only grows: its tail past n is not used; to
+  // exactly n, as assign() did, not to the doubled capacity that resize() alone would take).
   T* zeroed_adjoints(std::size_t n) {
-    if (adjoints_.size() < n) adjoints_.resize(n);
+    if (adjoints_.size() < n) {
+      adjoints_.reserve(n);
+      adjoints_.resize(n);
+    }
     T* adj = adjoints_.data();
     detail::zero_fill(adj, n);
     return adj;

@@ -526,7 +526,8 @@ private:
     // same on every run, not the same rounding as the plain loop. (Position 0 is usually the
     // value the loop carries, i - 1, which goes to `next`.)
     // The registers carry over from block to block, and are flushed only when their index
-    // changes or at the end of the whole sweep: a loop's parameter then gets all its
+    // changes, when it is about to be read (it becomes `below`, or `below - 1` for next2, see
+    // below), or at the end of the whole sweep: a loop's parameter then gets all its
     // contributions in one register, summed in the plain loop's order, and adding that sum to
     // its adjoint (zero until then) gives the plain loop's result exactly.
     constexpr bool held = std::is_floating_point_v<T>;
@@ -543,7 +544,8 @@ private:
     // t is two below, past tt = t * t, and its contribution went through a store that the
     // statement after next loaded at once (a store -> load round trip on the sweep's critical
     // path, once per iteration). `two` says that next2 holds the adjoint of the index below the
-    // next statement; that statement then takes it instead of loading it. Only the long
+    // next statement; that statement then takes it instead of loading it (a pending register
+    // holding index below - 1 is flushed before next2 loads it). Only the long
     // statements pay for it: one register for all (tried earlier) cost the one-statement
     // recurrence 10 %.
     T next2 = T(0);
@@ -604,7 +606,7 @@ private:
           push_ordinary(adj, next, a, p, in, m, below);
         }
       } else {
-        // A range may cover i - 1: its adjoint goes through memory (`next` may hold
+        // A range may cover `below`: its adjoint goes through memory (`next` may hold
         // contributions that memory does not have yet: see next2).
         adj[below] = next;
         push_range(adj, a, p, in, m);
