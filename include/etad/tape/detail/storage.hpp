@@ -72,10 +72,10 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
 }
 
 /// Sets a[0 .. n) to zero: the adjoints before a sweep. For floating-point T through a zero the
-/// optimizer cannot see, so that the loop stays an inline vectorized loop: std::fill (and
-/// vector::assign, which stores one element per iteration with g++ 12) or a plain loop of
-/// T(0), which g++ and clang turn into a call of memset, whose `rep stosb` costs more than the
-/// whole fill at the sizes of a small tape.
+/// optimizer cannot see, so that the loop stays an inline vectorized loop: vector::assign stores
+/// one element per iteration with g++ 12 (this loop instead: chain/10^3 and the recurrence
+/// measured 1-5 % faster), and a plain loop of T(0) becomes a call of memset (tried in an earlier
+/// round: no faster than assign).
 template <class T>
 ETAD_ALWAYS_INLINE void zero_fill(T* a, std::size_t n) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -120,82 +120,49 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 }
 
 /// Pushes a * p[j] to adj[in[j]] for an ordinary statement of m partials, the contributions to
-/// index `below` into `next` (see statement_store::sweep_adjoints), in the order j = 0, 1, ...
+/// index `below` into `next` and those to index `below2` into `next2` (see
+/// statement_store::sweep_adjoints and sweep_block), in the order j = 0, 1, ... Without a second
+/// register, pass `next` and `below` again: the second test is then known false and folds away.
 /// Statements of up to five partials (most scalar statements, the more so since record() merges
 /// repeated inputs) are unrolled: no loop counter, and each position's branch is predicted on
 /// its own.
 template <class T>
-ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, const T& a, const T* p, const index_t* in,
-                                 index_t below, std::size_t j) {
+ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, T& next2, const T& a, const T* p,
+                                 const index_t* in, index_t below, index_t below2, std::size_t j) {
   const index_t q = in[j];
   if (q == below) [[likely]]
-    next = mul_add(a, p[j], next);
-  else
-    adj[q] = mul_add(a, p[j], adj[q]);
-}
-/// push_one for positions 0, ..., M - 1, unrolled.
-template <class T, std::size_t... J>
-ETAD_ALWAYS_INLINE void push_first(T* adj, T& next, const T& a, const T* p, const index_t* in,
-                                   index_t below, std::index_sequence<J...>) {
-  (push_one(adj, next, a, p, in, below, J), ...);
-}
-template <class T>
-ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, const T& a, const T* p, const index_t* in,
-                                      std::size_t m, index_t below) {
-  switch (m) {
-    case 0:
-      return;
-    case 1:
-      return push_first(adj, next, a, p, in, below, std::make_index_sequence<1>{});
-    case 2:
-      return push_first(adj, next, a, p, in, below, std::make_index_sequence<2>{});
-    case 3:
-      return push_first(adj, next, a, p, in, below, std::make_index_sequence<3>{});
-    case 4:
-      return push_first(adj, next, a, p, in, below, std::make_index_sequence<4>{});
-    case 5:
-      return push_first(adj, next, a, p, in, below, std::make_index_sequence<5>{});
-    default:
-      for (std::size_t j = 0; j < m; ++j) push_one(adj, next, a, p, in, below, j);
-  }
-}
-
-/// push_one with a second register, `next2`, for the adjoint two below the statement (index
-/// below - 1; see sweep_block), which the caller loaded from adj[below - 1].
-template <class T>
-ETAD_ALWAYS_INLINE void push_one_two(T* adj, T& next, T& next2, const T& a, const T* p,
-                                     const index_t* in, index_t below, index_t below2,
-                                     std::size_t j) {
-  const index_t q = in[j];
-  if (q == below)
     next = mul_add(a, p[j], next);
   else if (q == below2)
     next2 = mul_add(a, p[j], next2);
   else
     adj[q] = mul_add(a, p[j], adj[q]);
 }
+/// push_one for positions 0, ..., M - 1, unrolled.
 template <class T, std::size_t... J>
-ETAD_ALWAYS_INLINE void push_first_two(T* adj, T& next, T& next2, const T& a, const T* p,
-                                       const index_t* in, index_t below, index_t below2,
-                                       std::index_sequence<J...>) {
-  (push_one_two(adj, next, next2, a, p, in, below, below2, J), ...);
+ETAD_ALWAYS_INLINE void push_first(T* adj, T& next, T& next2, const T& a, const T* p,
+                                   const index_t* in, index_t below, index_t below2,
+                                   std::index_sequence<J...>) {
+  (push_one(adj, next, next2, a, p, in, below, below2, J), ...);
 }
-/// push_ordinary for statements of four or more partials, with `next2`: in the plain loop's
-/// order, so the sums are the same.
 template <class T>
-ETAD_ALWAYS_INLINE void push_two_below(T* adj, T& next, T& next2, const T& a, const T* p,
-                                       const index_t* in, std::size_t m, index_t below,
-                                       index_t below2) {
+ETAD_ALWAYS_INLINE void push_ordinary(T* adj, T& next, T& next2, const T& a, const T* p,
+                                      const index_t* in, std::size_t m, index_t below,
+                                      index_t below2) {
   switch (m) {
+    case 0:
+      return;
+    case 1:
+      return push_first(adj, next, next2, a, p, in, below, below2, std::make_index_sequence<1>{});
+    case 2:
+      return push_first(adj, next, next2, a, p, in, below, below2, std::make_index_sequence<2>{});
+    case 3:
+      return push_first(adj, next, next2, a, p, in, below, below2, std::make_index_sequence<3>{});
     case 4:
-      return push_first_two(adj, next, next2, a, p, in, below, below2,
-                            std::make_index_sequence<4>{});
+      return push_first(adj, next, next2, a, p, in, below, below2, std::make_index_sequence<4>{});
     case 5:
-      return push_first_two(adj, next, next2, a, p, in, below, below2,
-                            std::make_index_sequence<5>{});
+      return push_first(adj, next, next2, a, p, in, below, below2, std::make_index_sequence<5>{});
     default:
-      for (std::size_t j = 0; j < m; ++j)
-        push_one_two(adj, next, next2, a, p, in, below, below2, j);
+      for (std::size_t j = 0; j < m; ++j) push_one(adj, next, next2, a, p, in, below, below2, j);
   }
 }
 
@@ -582,11 +549,11 @@ private:
       if (!ranged) [[likely]] {
         if constexpr (held) {
           if (m == 3) {
-            push_one(adj, next, a, p, in, below, 0);
+            push_one(adj, next, next, a, p, in, below, below, 0);
             push_held(adj, next, h1, hs1, a, p, in, below, 1);
             push_held(adj, next, h2, hs2, a, p, in, below, 2);
           } else if (m == 2) {
-            push_one(adj, next, a, p, in, below, 0);
+            push_one(adj, next, next, a, p, in, below, below, 0);
             push_held(adj, next, h1, hs1, a, p, in, below, 1);
           } else if (m >= 4) {
             // adj[below - 1] is read now: contributions held for it go to memory first. (At
@@ -598,12 +565,12 @@ private:
             if (h2 == below2) [[unlikely]] flush_held(adj, h2, hs2);
             next2 = adj[below2];
             two = true;
-            push_two_below(adj, next, next2, a, p, in, m, below, below2);
+            push_ordinary(adj, next, next2, a, p, in, m, below, below2);
           } else {
-            push_ordinary(adj, next, a, p, in, m, below);
+            push_ordinary(adj, next, next, a, p, in, m, below, below);
           }
         } else {
-          push_ordinary(adj, next, a, p, in, m, below);
+          push_ordinary(adj, next, next, a, p, in, m, below, below);
         }
       } else {
         // A range may cover `below`: its adjoint goes through memory (`next` may hold
