@@ -88,7 +88,7 @@ TEST_CASE("exp_nonpositive: within 0.7 ulp of expl over [-746, 0]", "[ops][exp_n
   CHECK(w.subnormal_at < -708.4);
 }
 
-TEST_CASE("exp_nonpositive: subnormal results are not flushed; 0 below -1075 ln 2", "[ops][exp_nonpositive]") {
+TEST_CASE("exp_nonpositive: subnormal results are not flushed, and 0 below -1075 ln 2", "[ops][exp_nonpositive]") {
   // e^x = 2^-1075 (half the smallest subnormal) at x = -1075 ln 2 = -745.13321910194120762...
   const double cut = -745.1332191019412;
   const std::vector<double> x{cut + 1e-9, cut - 1e-9, -745.0, -740.0, -720.0, -708.5, -746.0,
