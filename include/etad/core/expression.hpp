@@ -40,12 +40,15 @@ concept mixed_operands = operand<A> && operand<B> && (expression<A> || expressio
 }  // namespace detail
 
 /// arg<I>: the I-th argument of a function being differentiated. An empty tag: its value comes
-/// from the point at which the sweep is run.
-template <std::size_t I>
+/// from the point at which the sweep is run. Level tells nested traced functions apart: a loop's
+/// body (static/loop.hpp) is traced with placeholders one level above its enclosing function's,
+/// so that a placeholder the body captured instead of taking it as a parameter is caught.
+template <std::size_t I, std::size_t Level = 0>
 struct arg {
   using etad_expression = void;
   static constexpr bool input_only = true;
   static constexpr std::size_t index = I;
+  static constexpr std::size_t level = Level;
 };
 
 /// constant<T>: a run-time number inside an expression; its gradient is zero. Held by value.
@@ -144,8 +147,10 @@ struct [[nodiscard]] node
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
+  // A fused rule (core/rule.hpp) keeps its partials in its frame, so its node is never shared.
   static constexpr bool input_only =
-      std::is_empty_v<Op> && detail::all_v<std::remove_cvref_t<Children>::input_only...>;
+      std::is_empty_v<Op> && !requires { requires bool(Op::fused); } &&
+      detail::all_v<std::remove_cvref_t<Children>::input_only...>;
   static_assert(detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<Children>>...>,
                 "etad: a leaf type that says input_only = true must be an empty class (equal types "
                 "must mean equal values); give a leaf with data members input_only = false");
@@ -226,8 +231,8 @@ inline constexpr bool is_active_leaf_v = requires { requires bool(T::active_leaf
 
 template <class T>
 inline constexpr bool is_arg_v = false;
-template <std::size_t I>
-inline constexpr bool is_arg_v<arg<I>> = true;
+template <std::size_t I, std::size_t L>
+inline constexpr bool is_arg_v<arg<I, L>> = true;
 
 /// as_expression(x): an expression unchanged, a number wrapped in constant<>.
 template <operand T>

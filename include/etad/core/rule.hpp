@@ -27,6 +27,11 @@ namespace etad {
 ///   static constexpr bool product = true;          // optional: the value is the product of the
 ///                                                  // arguments, so partial i is the product of
 ///                                                  // the others (see is_product_v)
+///   static constexpr bool fused = true;            // optional, with
+///   value_and_partials(const auto&... args)        // an object with members `value` and
+///                                                  // `partials` (one per argument), computed
+///                                                  // together; the sweeps then never call
+///                                                  // partials() (see is_fused_v)
 /// Members may be static (stateless rules) or not (rules with parameters, e.g. integer powers).
 /// Write value() and partials() with unqualified calls after `using std::sin;` etc. (or with
 /// etad's own functions), so that one rule serves numbers, expressions and, later, duals.
@@ -53,6 +58,14 @@ inline constexpr bool is_gated_v = requires { requires bool(Rule::gated); };
 /// writes by hand (3 c x^2). A product rule must not be gated.
 template <class Rule>
 inline constexpr bool is_product_v = requires { requires bool(Rule::product); };
+
+/// A fused rule computes its value and its partials in one call, value_and_partials(args...),
+/// for functions whose partials come out of computing the value and would cost as much again
+/// apart (a loop: static/loop.hpp). The sweep keeps the partials in the node's frame from the
+/// forward sweep to the reverse or tangent one; such a node is never a shared slot. A fused rule
+/// is neither gated nor a product rule.
+template <class Rule>
+inline constexpr bool is_fused_v = requires { requires bool(Rule::fused); };
 
 namespace detail {
 

@@ -50,20 +50,21 @@ namespace detail {
 template <class X>
 inline constexpr bool is_differentiable_input_v = std::is_floating_point_v<X>;
 
-template <class F, class Seq>
+template <class F, class Seq, std::size_t Level = 0>
 inline constexpr bool invocable_with_placeholders_v = false;
-template <class F, std::size_t... I>
-inline constexpr bool invocable_with_placeholders_v<F, std::index_sequence<I...>> =
-    std::is_invocable_v<F&, arg<I>...>;
+template <class F, std::size_t... I, std::size_t Level>
+inline constexpr bool invocable_with_placeholders_v<F, std::index_sequence<I...>, Level> =
+    std::is_invocable_v<F&, arg<I, Level>...>;
 
-template <std::size_t N, class F>
+/// f called with placeholders arg<0, Level>, ..., arg<N - 1, Level>.
+template <std::size_t N, std::size_t Level = 0, class F>
 constexpr auto trace(F& f) {
-  static_assert(invocable_with_placeholders_v<F, std::make_index_sequence<N>>,
+  static_assert(invocable_with_placeholders_v<F, std::make_index_sequence<N>, Level>,
                 "etad: f cannot be called with one etad placeholder per input; write f as a "
                 "generic lambda with one auto parameter per input, e.g. [](auto x, auto y) { "
                 "return x * y; }");
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return f(arg<I>{}...);
+    return f(arg<I, Level>{}...);
   }(std::make_index_sequence<N>{});
 }
 
@@ -114,9 +115,9 @@ consteval void check_inputs() {
 /// f returns. A sweep and all the functions it instantiates are named by their key; this key is
 /// short however long the expression is (mangled names were quadratic in the number of terms
 /// when the sweep was named by its list of shared subexpressions).
-template <class F, std::size_t N>
+template <class F, std::size_t N, std::size_t Level = 0>
 struct traced {
-  using roots = decltype(output_roots(trace<N>(std::declval<F&>())));
+  using roots = decltype(output_roots(trace<N, Level>(std::declval<F&>())));
   template <std::size_t... I, class... E>
   static shared_t<E...> slots_of(const flat_tuple_impl<std::index_sequence<I...>, E...>&);
   using slots = decltype(slots_of(std::declval<const roots&>()));
@@ -175,12 +176,12 @@ constexpr auto run(const Fn& fn) {
     return fn();
 }
 
-template <class S, std::size_t N, class F>
+template <class S, std::size_t N, std::size_t Level = 0, class F>
 constexpr auto make_program(F& f) {
-  using R = decltype(trace<N>(f));
+  using R = decltype(trace<N, Level>(f));
   check_outputs<R>();
-  using Key = traced<F, N>;
-  return program<S, N, Key>{output_roots(trace<N>(f))};
+  using Key = traced<F, N, Level>;
+  return program<S, N, Key>{output_roots(trace<N, Level>(f))};
 }
 
 template <class R, class S, std::size_t M>

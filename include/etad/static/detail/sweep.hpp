@@ -69,11 +69,21 @@ struct kids_of<node<Op, C...>, S> {
 template <class E, class S>
 struct frame {};
 
+/// A fused rule's partials, kept from the forward sweep (nothing for other rules).
+template <class Op, std::size_t Arity, class S>
+struct fused_partials {};
+template <class Op, std::size_t Arity, class S>
+  requires is_fused_v<Op>
+struct fused_partials<Op, Arity, S> {
+  std::array<S, Arity> p{};
+};
+
 template <class Op, class... C, class S>
   requires(!node<Op, C...>::input_only)
 struct frame<node<Op, C...>, S> {
   value_t<node<Op, C...>, S> v{};
   typename kids_of<node<Op, C...>, S>::type kids{};
+  [[no_unique_address]] fused_partials<Op, sizeof...(C), S> fused{};
 };
 
 /// An active leaf's frame accumulates the adjoint of that one occurrence. It starts at -0.0, the
@@ -321,9 +331,28 @@ struct sweep {
       [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order({(forward_child(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
-      fr.v = node_value(e, fr);
+      if constexpr (is_fused_v<typename E::op_type>)
+        fused_value(e, fr);
+      else
+        fr.v = node_value(e, fr);
     }
     return value(e, fr);
+  }
+
+  /// A fused rule's node: value and partials from one call, both kept in the frame.
+  template <class E>
+  ETAD_SWEEP_INLINE constexpr void fused_value(const E& e, frame<E, S>& fr) const {
+    using Op = typename E::op_type;
+    static_assert(!is_gated_v<Op> && !is_product_v<Op>,
+                  "etad: a fused rule cannot be gated or a product rule; drop `gated` or "
+                  "`product`, or `fused`");
+    const auto& k = kids(fr);
+    [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
+      const auto r = e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...);
+      check_partials<Op, E::arity, decltype(r.partials)>();
+      fr.v = static_cast<S>(r.value);
+      fr.fused.p = {static_cast<S>(std::get<I>(r.partials))...};
+    }(std::make_index_sequence<E::arity>{});
   }
 
   /// forward() of a child: in a function of its own when it is large (outlined_v).
@@ -348,23 +377,27 @@ struct sweep {
       constexpr bool has_partials = requires {
         e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
       };
-      static_assert(has_partials,
+      static_assert(is_fused_v<Op> || has_partials,
                     "etad: a differentiable rule has no partials() callable with its argument "
                     "values and its value f; define partials(args..., f) returning one partial "
                     "per argument, or declare `static constexpr bool differentiable = false;`");
-      if constexpr (!has_partials) return;  // the assertion said it all; avoid follow-on errors
-      else {
-      const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
-      check_partials<Op, E::arity, decltype(p)>();
-      if constexpr (is_gated_v<Op>) {
-        const auto g = e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
-        check_gate<Op, E::arity, decltype(g)>();
-        in_order({(g[I] ? f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p)))
-                        : void(),
-                   0)...});
+      if constexpr (is_fused_v<Op>) {
+        // Computed with the value by the forward sweep (fused_value).
+        in_order({(f(get<I>(e.children), get<I>(k), fr.fused.p[I]), 0)...});
+      } else if constexpr (!has_partials) {
+        return;  // the assertion said it all; avoid follow-on errors
       } else {
-        in_order({(f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p))), 0)...});
-      }
+        const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+        check_partials<Op, E::arity, decltype(p)>();
+        if constexpr (is_gated_v<Op>) {
+          const auto g = e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+          check_gate<Op, E::arity, decltype(g)>();
+          in_order({(g[I] ? f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p)))
+                          : void(),
+                     0)...});
+        } else {
+          in_order({(f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p))), 0)...});
+        }
       }
     }(std::make_index_sequence<E::arity>{});
   }
