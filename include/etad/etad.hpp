@@ -18,6 +18,7 @@
 
 #include <etad/static/evaluate.hpp>
 #include <etad/static/gradient.hpp>
+#include <etad/static/loop.hpp>
 
 #include <etad/tape/real.hpp>
 #include <etad/tape/linear_algebra.hpp>

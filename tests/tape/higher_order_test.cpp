@@ -162,6 +162,27 @@ TEST_CASE("tape higher order: a loop on nested tapes", "[tape][higher_order]") {
   CHECK(outer.gradient(d, x)[0] == Approx(n * (n - 1) * std::pow(xv, n - 2)).epsilon(1e-14));
 }
 
+TEST_CASE("tape higher order: an etad::loop node on nested tapes", "[tape][higher_order][loop]") {
+  // s <- a s + b, four times: s = a^4 x + b (1 + a + a^2 + a^3). Its Hessian, by hand.
+  const double x = 0.7, a = 1.1, b = 0.2;
+  const auto h = etad_tape_test::nested_hessian(
+      [](auto x, auto a, auto b) {
+        return etad::loop(4, [](auto s, auto a, auto b) { return a * s + b; }, x, a, b);
+      },
+      std::array{x, a, b});
+  const double want[3][3] = {{0, 4 * a * a * a, 0},
+                             {4 * a * a * a, 12 * a * a * x + b * (2 + 6 * a), 1 + 2 * a + 3 * a * a},
+                             {0, 1 + 2 * a + 3 * a * a, 0}};
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) CHECK(h[i][j] == Approx(want[i][j]).epsilon(1e-14).margin(1e-15));
+  // A nonlinear body: against differences of the static gradient (itself the loop's).
+  check_hessian("loop of a s^2 + b",
+                [](auto x, auto a, auto b) {
+                  return etad::loop(4, [](auto s, auto a, auto b) { return a * s * s + b; }, x, a, b);
+                },
+                std::array{0.7, 1.1, 0.2});
+}
+
 // stop_gradient stops higher orders too: on a nested tape its value is itself a stopped outer
 // expression, so the outer tape does not see through it (as TensorFlow and JAX give 0 here).
 TEST_CASE("tape higher order: stop_gradient stops second derivatives too", "[tape][higher_order]") {

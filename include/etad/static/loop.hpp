@@ -1,0 +1,214 @@
+// etad/static/loop.hpp — loops with a run-time trip count as one node of an expression:
+//   loop(k, body, init, params...)          s = init; k times: s = body(s, params...)
+//   while_loop(cond, body, init, params...) s = init; while cond(s, params...): s = body(...)
+// The body is a generic function like any other etad function; its gradient is derived at
+// compile time, and the loop's partials (d s_final / d init, d s_final / d param_j) are
+// accumulated forwards, iteration by iteration, next to the value: no tape, no heap, memory
+// independent of the trip count. The node is usable wherever expressions are: etad::gradient,
+// jvp, jacobian, evaluate, and assignment to a real on a tape (one statement).
+#pragma once
+
+#include <etad/core/config.hpp>
+#include <etad/core/error.hpp>
+#include <etad/core/expression.hpp>
+#include <etad/core/rule.hpp>
+#include <etad/static/gradient.hpp>
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <initializer_list>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace etad {
+
+namespace detail {
+
+constexpr std::size_t max_of(std::initializer_list<std::size_t> n) noexcept {
+  std::size_t m = 0;
+  for (std::size_t v : n) m = v > m ? v : m;
+  return m;
+}
+
+/// The highest level of the placeholders in E (0 when it has none).
+template <class E>
+inline constexpr std::size_t arg_level_v = 0;
+template <std::size_t I, std::size_t L>
+inline constexpr std::size_t arg_level_v<arg<I, L>> = L;
+template <class Op, class... C>
+inline constexpr std::size_t arg_level_v<node<Op, C...>> = max_of({arg_level_v<C>...});
+
+/// Whether every leaf of a loop body's expression E is the body's own (a placeholder of level
+/// Level) or a constant: not a placeholder of an enclosing function nor a real.
+template <class E, std::size_t Level>
+inline constexpr bool own_leaves_v = !is_active_leaf_v<E>;
+template <std::size_t I, std::size_t L, std::size_t Level>
+inline constexpr bool own_leaves_v<arg<I, L>, Level> = L == Level;
+template <class Op, class... C, std::size_t Level>
+inline constexpr bool own_leaves_v<node<Op, C...>, Level> = all_v<own_leaves_v<C, Level>...>;
+
+// Named so that the compiler's note on a failing assertion shows the body's type.
+template <class Body, std::size_t N, std::size_t Level>
+inline constexpr bool loop_body_takes_state_and_parameters_v =
+    invocable_with_placeholders_v<Body, std::make_index_sequence<N>, Level>;
+
+// Whether Body passes check_loop_body (so that a failed check stops there).
+template <class Body, std::size_t N, std::size_t Level>
+consteval bool loop_body_ok() {
+  if constexpr (!loop_body_takes_state_and_parameters_v<Body, N, Level>) {
+    return false;
+  } else {
+    using R = decltype(trace<N, Level>(std::declval<Body&>()));
+    if constexpr (!operand<R> || multiple_outputs<R>)
+      return false;
+    else
+      return own_leaves_v<as_expression_t<R>, Level>;
+  }
+}
+
+template <class Body, std::size_t N, std::size_t Level>
+consteval void check_loop_body() {
+  static_assert(loop_body_takes_state_and_parameters_v<Body, N, Level>,
+                "etad: a loop body must take the state and then each parameter given to the "
+                "loop, as a generic lambda with one auto parameter for each, e.g. [](auto t, "
+                "auto y) { return t * y; } for loop(k, body, t0, y)");
+  if constexpr (loop_body_takes_state_and_parameters_v<Body, N, Level>) {
+    using R = decltype(trace<N, Level>(std::declval<Body&>()));
+    static_assert(operand<R> && !multiple_outputs<R>,
+                  "etad: a loop body must return one value, the next state, as an etad "
+                  "expression or a number; the state of a loop is one scalar");
+    if constexpr (operand<R> && !multiple_outputs<R>)
+      static_assert(own_leaves_v<as_expression_t<R>, Level>,
+                    "etad: a loop body used a value it did not get as a parameter (a captured "
+                    "argument of the enclosing function, or a real); pass that value to the loop "
+                    "after the initial state and take it as a parameter of the body");
+  }
+}
+
+/// The stopping rule of loop(): a trip count.
+struct trip_count {
+  std::size_t k;
+  template <class S, class... P>
+  constexpr bool more(std::size_t i, const S&, const P&...) const {
+    return i < k;
+  }
+};
+
+/// The stopping rule of while_loop(): a condition on the values.
+template <class Cond>
+struct stop_condition {
+  [[no_unique_address]] Cond cond;
+  template <class S, class... P>
+  constexpr bool more(std::size_t, const S& s, const P&... p) const {
+    static_assert(std::is_invocable_r_v<bool, const Cond&, const S&, const P&...>,
+                  "etad: a while_loop condition must take the values of the state and of each "
+                  "parameter and return bool, e.g. [](double t, double y) { return t < 100; }");
+    if constexpr (std::is_invocable_r_v<bool, const Cond&, const S&, const P&...>)
+      return static_cast<bool>(cond(s, p...));
+    else
+      return false;  // the assertion above said it all
+  }
+};
+
+template <std::size_t N, class S>
+struct loop_values {
+  S value;
+  std::array<S, N> partials;
+};
+
+}  // namespace detail
+
+/// The rule of a loop node (see loop() and while_loop()): children (init, params...); value the
+/// final state; partials d final / d init and d final / d param_j, computed with the value by
+/// forward accumulation over the iterations (a fused rule, core/rule.hpp). The trip count is what
+/// the values give; like tf.while_loop's gradient, the derivative is that of the iterations that
+/// ran (the condition has none). Body is traced with placeholders of level Level.
+template <class Body, class Stop, std::size_t Level>
+struct loop_op {
+  static constexpr std::string_view name = "loop";
+  static constexpr bool fused = true;
+  [[no_unique_address]] Body body;
+  [[no_unique_address]] Stop stop;
+
+  template <class S, class... P>
+  using program_t = decltype(detail::make_program<S, 1 + sizeof...(P), Level>(
+      std::declval<const Body&>()));
+
+  /// The final state.
+  template <class S, class... P>
+  constexpr S value(const S& init, const P&... p) const {
+    using V = std::conditional_t<std::is_floating_point_v<S>, S, double>;
+    V s = static_cast<V>(init);
+    return detail::run<program_t<V, P...>>([&] {
+      for (std::size_t i = 0; stop.more(i, s, static_cast<V>(p)...); ++i) {
+        auto prog = detail::make_program<V, 1 + sizeof...(P), Level>(body);
+        s = prog.forward({s, static_cast<V>(p)...})[0];
+      }
+      return s;
+    });
+  }
+
+  /// The final state and its partials with respect to init and each parameter. Per iteration:
+  /// the body's value and gradient (g_s, g_1, ..., g_P) by its compile-time sweep, then
+  /// t_0 <- g_s t_0 and t_j <- g_s t_j + g_j, from t = (1, 0, ..., 0).
+  template <class S, class... P>
+  constexpr auto value_and_partials(const S& init, const P&... p) const {
+    constexpr std::size_t n = 1 + sizeof...(P);
+    detail::loop_values<n, S> r{init, {}};
+    r.partials[0] = S(1);
+    return detail::run<program_t<S, P...>>([&] {
+      for (std::size_t i = 0; stop.more(i, r.value, static_cast<S>(p)...); ++i) {
+        auto prog = detail::make_program<S, n, Level>(body);
+        const S next = prog.forward({r.value, static_cast<S>(p)...})[0];
+        const std::array<S, n> g = prog.backward({S(1)});
+        r.partials[0] = g[0] * r.partials[0];
+        for (std::size_t j = 1; j < n; ++j) r.partials[j] = g[0] * r.partials[j] + g[j];
+        r.value = next;
+      }
+      return r;
+    });
+  }
+};
+
+namespace detail {
+template <class Body, class Stop, class Init, class... Params>
+constexpr auto make_loop(Body body, Stop stop, const Init& init, const Params&... params) {
+  constexpr std::size_t level =
+      1 + max_of({arg_level_v<as_expression_t<Init>>, arg_level_v<as_expression_t<Params>>...});
+  check_loop_body<Body, 1 + sizeof...(Params), level>();
+  if constexpr (loop_body_ok<Body, 1 + sizeof...(Params), level>())
+    return apply(loop_op<Body, Stop, level>{body, stop}, init, params...);
+  else
+    return as_expression(init);  // the assertion said it all; avoid follow-on errors
+}
+}  // namespace detail
+
+/// loop(k, body, init, params...): the state after k iterations of s = body(s, params...) from
+/// s = init, as one node (a number when init and params are numbers). body is a generic
+/// function of the state and the parameters, e.g.
+///   etad::gradient([k](auto x, auto y) {
+///     return etad::loop(k, [](auto t, auto y) { return sin(t) * y; }, x, y);
+///   }, 0.5, 2.0);
+/// It must take everything it uses as a parameter (a captured input of the enclosing function
+/// is a compile error). Its gradient is derived at compile time; the loop's partials are
+/// accumulated forwards with the value, in memory that does not grow with k.
+template <std::integral K, class Body, operand Init, operand... Params>
+constexpr auto loop(K k, Body body, const Init& init, const Params&... params) {
+  if constexpr (std::is_signed_v<K>)
+    if (k < 0)
+      throw error("etad: loop() got a negative trip count; pass the number of iterations, 0 or "
+                  "more");
+  return detail::make_loop(body, detail::trip_count{static_cast<std::size_t>(k)}, init, params...);
+}
+
+/// while_loop(cond, body, init, params...): s = init, then s = body(s, params...) while
+/// cond(s, params...) holds, as one node. cond takes the values (numbers), not expressions: the
+/// trip count follows the values and has no derivative, as in tf.while_loop.
+template <class Cond, class Body, operand Init, operand... Params>
+constexpr auto while_loop(Cond cond, Body body, const Init& init, const Params&... params) {
+  return detail::make_loop(body, detail::stop_condition<Cond>{cond}, init, params...);
+}
+
+}  // namespace etad
