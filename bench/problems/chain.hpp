@@ -70,29 +70,26 @@ public:
     return t;
   }
 
-  // etad::gradient (compile time, no tape) for the body's four local partials, and the same
-  // forward-mode accumulation as handwritten. The whole chain is not one static expression: its
-  // tree would grow like 8^K.
+  // etad::gradient (compile time, no tape) of etad::loop: the body's gradient is derived at
+  // compile time, and the loop accumulates the partials of t with respect to its initial value
+  // and parameters forwards, as the hand-written gradient does. (The whole chain is not one
+  // static expression: its tree would grow like 8^K.)
   double etad_static(std::span<double> g) const {
-    const double x = points_[p_][0], y = points_[p_][1], z = points_[p_][2];
-    double t = x, tx = 1, ty = 0, tz = 0;
-    for (std::size_t i = 0; i < k_; ++i) {
-      const auto r = etad::gradient(
-          [](auto t, auto x, auto y, auto z) {
-            const auto tt = t * t;
-            return sin(t) * cos(y * t) + exp(-z * tt) / (1 + x * tt) + 0.5 * sqrt(y * z + tt);
-          },
-          t, x, y, z);
-      const double f_t = r.gradient[0];
-      t = r.value;
-      tx = f_t * tx + r.gradient[1];
-      ty = f_t * ty + r.gradient[2];
-      tz = f_t * tz + r.gradient[3];
-    }
-    g[0] = tx;
-    g[1] = ty;
-    g[2] = tz;
-    return t;
+    const auto r = etad::gradient(
+        [k = k_](auto x, auto y, auto z) {
+          return etad::loop(
+              k,
+              [](auto t, auto x, auto y, auto z) {
+                const auto tt = t * t;
+                return sin(t) * cos(y * t) + exp(-z * tt) / (1 + x * tt) + 0.5 * sqrt(y * z + tt);
+              },
+              x, x, y, z);
+        },
+        points_[p_][0], points_[p_][1], points_[p_][2]);
+    g[0] = r.gradient[0];
+    g[1] = r.gradient[1];
+    g[2] = r.gradient[2];
+    return r.value;
   }
 
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
