@@ -50,6 +50,18 @@ TEST_CASE("loop: zero iterations give the initial state, with gradient 1 for it 
   CHECK(r.gradient == std::array{6.0, 0.0, 0.0});
 }
 
+TEST_CASE("loop: an infinite partial of the state does not make a parameter's gradient NaN",
+          "[static][loop]") {
+  // s1 = sqrt(s0) + p from s0 = 0: ds1/dp = 1, ds1/ds0 = +inf. The parameter's partial starts at
+  // zero and must not become inf * 0.
+  const auto r = etad::gradient(
+      [](auto s0, auto p) { return etad::loop(1, [](auto s, auto p) { return sqrt(s) + p; }, s0, p); },
+      0.0, 2.0);
+  CHECK(r.value == 2.0);
+  CHECK(std::isinf(r.gradient[0]));
+  CHECK(r.gradient[1] == 1.0);
+}
+
 // The chain benchmark's body: a loop whose derivative no closed form gives.
 constexpr auto chain_body = [](auto t, auto x, auto y, auto z) {
   using etad::sin, etad::cos, etad::exp, etad::sqrt;

@@ -150,6 +150,16 @@ struct loop_op {
     });
   }
 
+  /// g_s t + g_j, except that a zero t (a parameter not reached yet) contributes nothing, not
+  /// g_s * 0, which is NaN at an infinite g_s (sqrt of a zero state): as in the sweeps' tangents.
+  template <class S>
+  static constexpr S accumulate(const S& g_s, const S& t, const S& g_j) {
+    if constexpr (std::is_floating_point_v<S>)
+      return t == S(0) ? g_j : g_s * t + g_j;
+    else
+      return g_s * t + g_j;
+  }
+
   /// The final state and its partials with respect to init and each parameter. Per iteration:
   /// the body's value and gradient (g_s, g_1, ..., g_P) by its compile-time sweep, then
   /// t_0 <- g_s t_0 and t_j <- g_s t_j + g_j, from t = (1, 0, ..., 0).
@@ -164,7 +174,7 @@ struct loop_op {
         const S next = prog.forward({r.value, static_cast<S>(p)...})[0];
         const std::array<S, n> g = prog.backward({S(1)});
         r.partials[0] = g[0] * r.partials[0];
-        for (std::size_t j = 1; j < n; ++j) r.partials[j] = g[0] * r.partials[j] + g[j];
+        for (std::size_t j = 1; j < n; ++j) r.partials[j] = accumulate(g[0], r.partials[j], g[j]);
         r.value = next;
       }
       return r;
