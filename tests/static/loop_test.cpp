@@ -164,6 +164,20 @@ TEST_CASE("while_loop: the trip count follows the values, and the gradient is th
   CHECK(grow(2.0, 3.0) == 162.0);
 }
 
+TEST_CASE("loop: on numbers, in their common floating-point type (double for integers)",
+          "[static][loop]") {
+  const auto mul = [](auto t, auto y) { return t * y; };
+  const auto a = etad::loop(3, mul, 1, 2.5);  // an int initial state, a double parameter
+  static_assert(std::is_same_v<decltype(a), const double>);
+  CHECK(a == 15.625);
+  const auto b = etad::loop(3, mul, 1, 2);
+  static_assert(std::is_same_v<decltype(b), const double>);
+  CHECK(b == 8.0);
+  const auto c = etad::loop(3, mul, 1.5f, 2.0f);
+  static_assert(std::is_same_v<decltype(c), const float>);
+  CHECK(c == 12.0f);
+}
+
 TEST_CASE("loop: on the tape, a loop is one statement with the loop's partials",
           "[static][loop][tape]") {
   etad::tape t;

@@ -175,6 +175,18 @@ TEST_CASE("tape higher order: an etad::loop node on nested tapes", "[tape][highe
                              {0, 1 + 2 * a + 3 * a * a, 0}};
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t j = 0; j < 3; ++j) CHECK(h[i][j] == Approx(want[i][j]).epsilon(1e-14).margin(1e-15));
+  // while_loop on nested tapes: the condition gets plain numbers. s <- s y while s < 100, from
+  // (2, 3): four iterations, s = x y^4; H_xy = 4 y^3, H_yy = 12 x y^2.
+  const auto w = etad_tape_test::nested_hessian(
+      [](auto x, auto y) {
+        return etad::while_loop([](double s, double) { return s < 100; },
+                                [](auto s, auto y) { return s * y; }, x, y);
+      },
+      std::array{2.0, 3.0});
+  CHECK(w[0][0] == 0.0);
+  CHECK(w[0][1] == 108.0);
+  CHECK(w[1][0] == 108.0);
+  CHECK(w[1][1] == 216.0);
   // A nonlinear body: against differences of the static gradient (itself the loop's).
   check_hessian("loop of a s^2 + b",
                 [](auto x, auto a, auto b) {

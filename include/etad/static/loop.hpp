@@ -49,42 +49,83 @@ inline constexpr bool own_leaves_v<arg<I, L>, Level> = L == Level;
 template <class Op, class... C, std::size_t Level>
 inline constexpr bool own_leaves_v<node<Op, C...>, Level> = all_v<own_leaves_v<C, Level>...>;
 
-// Named so that the compiler's note on a failing assertion shows the body's type.
+// Named so that the compiler's note on a failing assertion shows the body's type. The body is
+// called as const (loop_op holds it in a const rule): a mutable lambda does not qualify.
 template <class Body, std::size_t N, std::size_t Level>
 inline constexpr bool loop_body_takes_state_and_parameters_v =
-    invocable_with_placeholders_v<Body, std::make_index_sequence<N>, Level>;
+    invocable_with_placeholders_v<const Body, std::make_index_sequence<N>, Level>;
 
-// Whether Body passes check_loop_body (so that a failed check stops there).
+/// What the body returns when traced at level L (void when it cannot be called so).
+template <class Body, std::size_t N, std::size_t L,
+          bool = loop_body_takes_state_and_parameters_v<Body, N, L>>
+struct traced_body {
+  using type = void;
+};
+template <class Body, std::size_t N, std::size_t L>
+struct traced_body<Body, N, L, true> {
+  using type = decltype(trace<N, L>(std::declval<const Body&>()));
+};
+
+/// What check_loop_body checks, in its order. Each test assumes the ones before it passed.
 template <class Body, std::size_t N, std::size_t Level>
-consteval bool loop_body_ok() {
-  if constexpr (!loop_body_takes_state_and_parameters_v<Body, N, Level>) {
-    return false;
-  } else {
-    using R = decltype(trace<N, Level>(std::declval<Body&>()));
-    if constexpr (!operand<R> || multiple_outputs<R>)
-      return false;
+struct loop_body_check {
+  template <std::size_t L>
+  using result = typename traced_body<Body, N, L>::type;
+  static constexpr bool callable = loop_body_takes_state_and_parameters_v<Body, N, Level> &&
+                                   loop_body_takes_state_and_parameters_v<Body, N, Level + 1>;
+  static constexpr bool one_value = [] {
+    if constexpr (callable)
+      return operand<result<Level>> && !multiple_outputs<result<Level>>;
     else
-      return own_leaves_v<as_expression_t<R>, Level>;
-  }
-}
+      return false;
+  }();
+  static constexpr bool a_number = [] {
+    if constexpr (one_value && is_node_v<result<Level>>)
+      return !is_predicate_v<typename result<Level>::op_type>;
+    else
+      return one_value;
+  }();
+  // Traced at Level and at Level + 1, only the body's own placeholders follow the level: a
+  // placeholder it captured keeps its own, which cannot match both (it may match Level, in a
+  // loop whose children are numbers only, inside another loop's body).
+  static constexpr bool own_leaves = [] {
+    if constexpr (a_number)
+      return own_leaves_v<as_expression_t<result<Level>>, Level> &&
+             own_leaves_v<as_expression_t<result<Level + 1>>, Level + 1>;
+    else
+      return false;
+  }();
+};
 
 template <class Body, std::size_t N, std::size_t Level>
 consteval void check_loop_body() {
-  static_assert(loop_body_takes_state_and_parameters_v<Body, N, Level>,
+  using C = loop_body_check<Body, N, Level>;
+  static_assert(C::callable,
                 "etad: a loop body must take the state and then each parameter given to the "
-                "loop, as a generic lambda with one auto parameter for each, e.g. [](auto t, "
-                "auto y) { return t * y; } for loop(k, body, t0, y)");
-  if constexpr (loop_body_takes_state_and_parameters_v<Body, N, Level>) {
-    using R = decltype(trace<N, Level>(std::declval<Body&>()));
-    static_assert(operand<R> && !multiple_outputs<R>,
+                "loop, as a generic lambda (not mutable) with one auto parameter for each, e.g. "
+                "[](auto t, auto y) { return t * y; } for loop(k, body, t0, y)");
+  if constexpr (C::callable)
+    static_assert(C::one_value,
                   "etad: a loop body must return one value, the next state, as an etad "
                   "expression or a number; the state of a loop is one scalar");
-    if constexpr (operand<R> && !multiple_outputs<R>)
-      static_assert(own_leaves_v<as_expression_t<R>, Level>,
-                    "etad: a loop body used a value it did not get as a parameter (a captured "
-                    "argument of the enclosing function, or a real); pass that value to the loop "
-                    "after the initial state and take it as a parameter of the body");
-  }
+  if constexpr (C::one_value)
+    static_assert(C::a_number,
+                  "etad: a loop body returned a comparison, which is not a state; use "
+                  "select(condition, a, b) to make a number of it");
+  if constexpr (C::a_number)
+    static_assert(C::own_leaves,
+                  "etad: a loop body used a value it did not get as a parameter (a captured "
+                  "argument of the enclosing function, or a real); pass that value to the loop "
+                  "after the initial state and take it as a parameter of the body");
+}
+
+/// The innermost number of a value: v itself, or the value of a real (of a real ...).
+template <class V>
+constexpr auto plain_value(const V& v) {
+  if constexpr (requires { v.value(); })
+    return plain_value(v.value());
+  else
+    return v;
 }
 
 /// The stopping rule of loop(): a trip count.
@@ -97,16 +138,22 @@ struct trip_count {
 };
 
 /// The stopping rule of while_loop(): a condition on the values.
+/// The stopping rule of while_loop(): a condition on the values, as plain numbers (on a nested
+/// tape the values are reals; the condition gets their numbers).
 template <class Cond>
 struct stop_condition {
   [[no_unique_address]] Cond cond;
   template <class S, class... P>
   constexpr bool more(std::size_t, const S& s, const P&... p) const {
-    static_assert(std::is_invocable_r_v<bool, const Cond&, const S&, const P&...>,
+    constexpr bool callable =
+        std::is_invocable_r_v<bool, const Cond&, decltype(plain_value(s)),
+                              decltype(plain_value(p))...>;
+    static_assert(callable,
                   "etad: a while_loop condition must take the values of the state and of each "
-                  "parameter and return bool, e.g. [](double t, double y) { return t < 100; }");
-    if constexpr (std::is_invocable_r_v<bool, const Cond&, const S&, const P&...>)
-      return static_cast<bool>(cond(s, p...));
+                  "parameter (as numbers) and return bool, callable as const (not a mutable "
+                  "lambda), e.g. [](double t, double y) { return t < 100; }");
+    if constexpr (callable)
+      return static_cast<bool>(cond(plain_value(s), plain_value(p)...));
     else
       return false;  // the assertion above said it all
   }
@@ -136,10 +183,11 @@ struct loop_op {
   using program_t = decltype(detail::make_program<S, 1 + sizeof...(P), Level>(
       std::declval<const Body&>()));
 
-  /// The final state.
+  /// The final state, on numbers: in their common type, double when they are all integers.
   template <class S, class... P>
-  constexpr S value(const S& init, const P&... p) const {
-    using V = std::conditional_t<std::is_floating_point_v<S>, S, double>;
+  constexpr auto value(const S& init, const P&... p) const {
+    using C = std::common_type_t<S, P...>;
+    using V = std::conditional_t<std::is_floating_point_v<C>, C, double>;
     V s = static_cast<V>(init);
     return detail::run<program_t<V, P...>>([&] {
       for (std::size_t i = 0; stop.more(i, s, static_cast<V>(p)...); ++i) {
@@ -188,10 +236,10 @@ constexpr auto make_loop(Body body, Stop stop, const Init& init, const Params&..
   constexpr std::size_t level =
       1 + max_of({arg_level_v<as_expression_t<Init>>, arg_level_v<as_expression_t<Params>>...});
   check_loop_body<Body, 1 + sizeof...(Params), level>();
-  if constexpr (loop_body_ok<Body, 1 + sizeof...(Params), level>())
+  if constexpr (loop_body_check<Body, 1 + sizeof...(Params), level>::own_leaves)
     return apply(loop_op<Body, Stop, level>{body, stop}, init, params...);
   else
-    return as_expression(init);  // the assertion said it all; avoid follow-on errors
+    return init;  // the assertion said it all; avoid follow-on errors
 }
 }  // namespace detail
 
