@@ -6,7 +6,7 @@
 #include <cmath>
 
 TEST_CASE("example: a loop with a run-time trip count, no tape") {
-  const int k = 1000;
+  int k = 1000;  // a run-time trip count
   // t <- sin(t) y + z, k times from t = x. The body takes the state and then every value it
   // uses; its gradient is derived at compile time, and the loop's partials are accumulated
   // with its value, in memory that does not depend on k.

@@ -5,7 +5,8 @@
 // compile time, and the loop's partials (d s_final / d init, d s_final / d param_j) are
 // accumulated forwards, iteration by iteration, next to the value: no tape, no heap, memory
 // independent of the trip count. The node is usable wherever expressions are: etad::gradient,
-// jvp, jacobian, evaluate, and assignment to a real on a tape (one statement).
+// jvp, vjp, jacobian, evaluate, and assignment to a real on a tape (one statement). Why forward
+// accumulation, and the checks on the body: docs/design.md, "Loops with a run-time trip count".
 #pragma once
 
 #include <etad/core/config.hpp>
@@ -137,7 +138,6 @@ struct trip_count {
   }
 };
 
-/// The stopping rule of while_loop(): a condition on the values.
 /// The stopping rule of while_loop(): a condition on the values, as plain numbers (on a nested
 /// tape the values are reals; the condition gets their numbers).
 template <class Cond>
