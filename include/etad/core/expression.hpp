@@ -61,6 +61,14 @@ struct constant {
 
 template <class Op, class... Children>
 struct node;
+
+/// A fused rule (core/rule.hpp) computes its value and its partials in one call,
+/// value_and_partials(args...), for functions whose partials come out of computing the value and
+/// would cost as much again apart (a loop: static/loop.hpp). The sweep keeps the partials in the
+/// node's frame from the forward sweep to the reverse or tangent one, so such a node is never a
+/// shared slot (node::input_only). A fused rule is neither gated nor a product rule.
+template <class Rule>
+inline constexpr bool is_fused_v = requires { requires bool(Rule::fused); };
 template <class T>
 inline constexpr bool is_node_v = false;
 template <class Op, class... C>
@@ -147,9 +155,9 @@ struct [[nodiscard]] node
   using op_type = Op;
   using children_types = boost::mp11::mp_list<Children...>;
   static constexpr std::size_t arity = sizeof...(Children);
-  // A fused rule (core/rule.hpp) keeps its partials in its frame, so its node is never shared.
+  // A fused rule keeps its partials in its frame, so its node is never shared (is_fused_v).
   static constexpr bool input_only =
-      std::is_empty_v<Op> && !requires { requires bool(Op::fused); } &&
+      std::is_empty_v<Op> && !is_fused_v<Op> &&
       detail::all_v<std::remove_cvref_t<Children>::input_only...>;
   static_assert(detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<Children>>...>,
                 "etad: a leaf type that says input_only = true must be an empty class (equal types "

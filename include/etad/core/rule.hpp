@@ -59,13 +59,7 @@ inline constexpr bool is_gated_v = requires { requires bool(Rule::gated); };
 template <class Rule>
 inline constexpr bool is_product_v = requires { requires bool(Rule::product); };
 
-/// A fused rule computes its value and its partials in one call, value_and_partials(args...),
-/// for functions whose partials come out of computing the value and would cost as much again
-/// apart (a loop: static/loop.hpp). The sweep keeps the partials in the node's frame from the
-/// forward sweep to the reverse or tangent one; such a node is never a shared slot. A fused rule
-/// is neither gated nor a product rule.
-template <class Rule>
-inline constexpr bool is_fused_v = requires { requires bool(Rule::fused); };
+// is_fused_v (fused rules) is defined in core/expression.hpp, which node's input_only needs.
 
 namespace detail {
 
