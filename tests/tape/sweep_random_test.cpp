@@ -10,7 +10,8 @@
 // vector statements use), so the test chooses their inputs: mostly one, two and three below
 // (what registers hold), loop parameters (the pending registers), the constants' sink 0, and
 // repeats; statements of 0 to 12 partials; range statements, uniform or not, with scattered
-// inputs; variables in between; now and then a tape of several blocks.
+// inputs; variables in between; now and then a tape of several blocks. Sweeps of one or two
+// statements (a plain loop, see statement_store::sweep_adjoints) are checked in every round.
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
@@ -199,6 +200,18 @@ TEST_CASE("tape sweeps: random tapes against the definition", "[tape][sweep]") {
       const index_t i = sources[k].index();
       INFO("round " << round << ", " << n - 1 << " statements, target " << hi << ", source " << i);
       CHECK(std::fabs(g[k] - adj[i]) <= 1e-12L * scale[i]);
+    }
+    // Short sweeps (at most two indices from the lowest source up to the target) take a plain
+    // loop of their own: sources one and two below the target, and the target itself.
+    for (index_t d = 1; d <= 2 && d < hi; ++d) {
+      const std::array<real, 2> near{reals[hi - d], reals[hi]};
+      std::array<double, 2> gs{};
+      t.gradient(reals[hi], near, gs);
+      for (std::size_t k = 0; k < near.size(); ++k) {
+        const index_t i = near[k].index();
+        INFO("round " << round << ", short sweep from " << hi << " to " << i);
+        CHECK(std::fabs(gs[k] - adj[i]) <= 1e-12L * scale[i]);
+      }
     }
 
     // gradients(): several targets with seeds.

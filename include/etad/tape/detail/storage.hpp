@@ -222,6 +222,8 @@ class statement_store {
 public:
   static constexpr std::size_t default_partials = std::size_t(1) << 16;
   static constexpr std::size_t default_statements = std::size_t(1) << 15;
+  /// Sweeps of at most this many indices take the plain loop (see sweep_adjoints).
+  static constexpr index_t short_sweep = 2;
 
   /// Room for one statement of n partials; returns pointers to fill and the new index.
   struct slot {
@@ -420,6 +422,22 @@ public:
   /// every input, for inputs far below the statement; with g++ 12, chain and recurrence got
   /// 5-10 % slower. The pending registers compare only at their position.)
   void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
+    if (hi > lo && hi - lo <= short_sweep) {
+      // A sweep of one or two statements (a reduction's gradient: variables, then one range
+      // statement) takes the plain loop: the pending registers' set-up and flushes, and the
+      // call of sweep_block, cost more than they save there (measured: one range statement of
+      // 10 inputs, 16.6 -> 11.7 ns per gradient; 3 scalar statements break even).
+      sweep_down(hi, lo, [adj](index_t i, const T* p, const index_t* in, std::size_t m,
+                               bool ranged) {
+        const T a = adj[i];
+        if (bool(a == T(0))) return;
+        if (!ranged)
+          for (std::size_t j = 0; j < m; ++j) adj[in[j]] = mul_add(a, p[j], adj[in[j]]);
+        else
+          push_range(adj, a, p, in, m);
+      });
+      return;
+    }
     std::size_t bi = top_block(hi, lo);
     if (bi == blocks_.size()) return;
     T next = adj[hi];
