@@ -73,6 +73,32 @@ TEST_CASE("tape errors: a real from another tape throws", "[tape][errors]") {
   CHECK(a.gradient(za, xa)[0] == 3.0);
 }
 
+TEST_CASE("tape errors: a stale real between consecutive ends leaves the tape as it was",
+          "[tape][errors]") {
+  // The reductions that check a range's elements inside their own loop (squared_norm, prod,
+  // log_sum_exp, dot with numbers) record the statement first when the range's ends are
+  // consecutive reals of the tape; a stale real in between is found afterwards, and the
+  // statement must be taken back before the error.
+  etad::tape t{etad::persistent};
+  const real old = t.variable(1.5);
+  t.reset();
+  const reals x = t.variables(std::vector<double>{1.0, 2.0, 3.0});
+  const reals gap{x[0], old, x[2]};  // x[0], x[2] look like a range of three; old is stale
+  const std::size_t statements = t.statements(), partials = t.partials();
+  CHECK_THROWS_WITH(etad::squared_norm(gap), Catch::Contains("before reset()"));
+  CHECK_THROWS_AS(etad::prod(gap), etad::error);
+  CHECK_THROWS_AS(etad::log_sum_exp(gap), etad::error);
+  CHECK_THROWS_AS(etad::dot(gap, std::array{1.0, 2.0, 3.0}), etad::error);
+  CHECK_THROWS_AS(etad::sum(gap), etad::error);
+  CHECK(t.statements() == statements);
+  CHECK(t.partials() == partials);
+  // The tape goes on as if nothing had happened: a statement, then its gradient.
+  const real y = etad::squared_norm(x);  // 1 + 4 + 9, partials 2 x
+  CHECK(y.value() == 14.0);
+  CHECK(t.statements() == statements + 1);
+  CHECK(t.gradient(y, x[0], x[1], x[2]) == std::array{2.0, 4.0, 6.0});
+}
+
 TEST_CASE("tape errors: an expression of active reals with no active tape throws", "[tape][errors]") {
   std::optional<real> x;
   {

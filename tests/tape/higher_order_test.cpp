@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <cstddef>
 #include <sstream>
 #include <string_view>
@@ -142,6 +143,39 @@ TEST_CASE("tape higher order: Hessians of reductions on nested tapes", "[tape][h
       const double pi = std::exp(v[i]) / z, pj = std::exp(v[j]) / z;
       CHECK(ls[i][j] == Approx((i == j ? pi : 0.0) - pi * pj).epsilon(1e-14).margin(1e-15));
     }
+}
+
+TEST_CASE("tape higher order: log_sum_exp on nested tapes is shifted by the maximum",
+          "[tape][higher_order]") {
+  // At +-1000 the unshifted sum of exponentials overflows or underflows; shifted by the
+  // maximum m, log_sum_exp(a, a + 1) = a + 1 + log(1 + e^-1), softmax (q, 1 - q) with
+  // q = 1 / (1 + e), and second derivatives q (1 - q) (diagonal) and -q (1 - q).
+  const double q = 1 / (1 + std::exp(1.0)), lse1 = 1 + std::log1p(std::exp(-1.0));
+  for (const double a : {1000.0, -1000.0, 0.25}) {
+    INFO("a = " << a);
+    etad::tape outer{etad::persistent};
+    const std::array<real, 2> x{outer.variable(a), outer.variable(a + 1)};
+    std::array<real, 2> g{};
+    double value = 0;
+    {
+      etad::basic_tape<real> inner;
+      const std::array<real2, 2> xi{inner.variable(x[0]), inner.variable(x[1])};
+      const real2 y = etad::log_sum_exp(xi);
+      value = y.value().value();
+      g = inner.gradient(y, xi[0], xi[1]);
+    }
+    CHECK(value == Approx(a + lse1).epsilon(1e-15));
+    CHECK(g[0].value() == Approx(q).epsilon(1e-14));
+    CHECK(g[1].value() == Approx(1 - q).epsilon(1e-14));
+    const auto h0 = outer.gradient(g[0], x[0], x[1]);
+    CHECK(h0[0] == Approx(q * (1 - q)).epsilon(1e-13));
+    CHECK(h0[1] == Approx(-q * (1 - q)).epsilon(1e-13));
+  }
+  // The empty range: -inf, as on a plain tape (not the value-initialized real, 0).
+  etad::tape outer;
+  etad::basic_tape<real> inner;
+  const std::vector<real2> none;
+  CHECK(etad::log_sum_exp(none).value().value() == -std::numeric_limits<double>::infinity());
 }
 
 TEST_CASE("tape higher order: a loop on nested tapes", "[tape][higher_order]") {

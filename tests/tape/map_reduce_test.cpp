@@ -133,6 +133,31 @@ TEST_CASE("tape matvec: one statement per row, the row as partials", "[tape][map
   CHECK(t.gradient(s, x[0], x[1]) == std::array{3.0, 2.5});  // 1 - 1 + 3, 2 + 0.5 + 0
 }
 
+TEST_CASE("tape matvec: out may overlap x (x = A x in place)", "[tape][map_reduce]") {
+  etad::tape t{etad::persistent};
+  const std::vector<real> x0 = t.variables(std::vector<double>{1.0, 2.0, -1.0});
+  const std::array<double, 9> a{1.0, 2.0, 0.5, 3.0, 4.0, -2.0, 0.0, 1.5, 1.0};  // 3 x 3
+  // In place: every row's statement must see x as it was, not rows already written.
+  std::vector<real> x = x0;
+  etad::matvec(a, x, std::span<real>(x));
+  CHECK(x[0].value() == 4.5);   // 1 + 4 - 0.5
+  CHECK(x[1].value() == 13.0);  // 3 + 8 + 2
+  CHECK(x[2].value() == 2.0);   // 0 + 3 - 1
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO("row " << i);
+    CHECK(t.gradient(x[i], x0[0], x0[1], x0[2]) == std::array{a[3 * i], a[3 * i + 1], a[3 * i + 2]});
+  }
+  // Overlapping by part: y = (x1, x2) of a buffer (x0, x1, x2), out = its first two reals.
+  std::vector<real> buf = x0;
+  const std::array<double, 4> b{1.0, -1.0, 2.0, 0.5};  // 2 x 2, applied to (x1, x2) = (2, -1)
+  etad::matvec(b, std::span<const real>(buf.data() + 1, 2), std::span<real>(buf.data(), 2));
+  CHECK(buf[0].value() == 3.0);  // 2 + 1
+  CHECK(buf[1].value() == 3.5);  // 4 - 0.5
+  CHECK(t.gradient(buf[0], x0[0], x0[1], x0[2]) == std::array{0.0, 1.0, -1.0});
+  CHECK(t.gradient(buf[1], x0[0], x0[1], x0[2]) == std::array{0.0, 2.0, 0.5});
+  CHECK(buf[2].index() == x0[2].index());  // not an output: untouched
+}
+
 TEST_CASE("tape map_sum with rows_times: a regression likelihood as one statement", "[tape][map_reduce]") {
   // f(w, b) = sum_i (y_i - x_i . w - b)^2 over 4 rows of 3 features:
   // df/dw = -2 X^T r, df/db = -2 sum r, with r_i = y_i - x_i . w - b.

@@ -7,7 +7,9 @@
 #include <etad/tape/real.hpp>
 #include <etad/tape/reduce.hpp>
 
+#include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <ranges>
 #include <span>
 #include <string>
@@ -65,7 +67,9 @@ auto quadratic_form(const M& matrix, const R& range) {
 }
 
 /// A x for a constant m x n matrix A (row-major, m*n numbers), written to out (m reals), each
-/// one statement with n partials (row i of A). Allocates nothing in steady state.
+/// one statement with n partials (row i of A). Allocates nothing in steady state. out may
+/// overlap x (x = A x in place): the results then go through a scratch vector first, since
+/// every row's statement reads all of x.
 template <detail::real_range R, class M>
   requires detail::number_range<M, typename detail::real_of<R>::value_type>
 void matvec(const M& matrix, const R& range, std::span<real<typename detail::real_of<R>::value_type>> out) {
@@ -77,6 +81,14 @@ void matvec(const M& matrix, const R& range, std::span<real<typename detail::rea
     throw error("etad: matvec needs an m x n matrix (row-major, m*n entries) for n = " +
                 std::to_string(n) + " values and m = " + std::to_string(out.size()) +
                 " outputs, but the matrix has " + std::to_string(size) + " entries");
+  const std::less<const real<T>*> before;  // a total order, also for unrelated arrays
+  if (before(out.data(), x.data() + n) && before(x.data(), out.data() + out.size())) {
+    thread_local std::vector<real<T>> scratch;  // reused: no allocation in steady state
+    scratch.resize(out.size());
+    matvec(matrix, x, std::span<real<T>>(scratch));
+    std::copy(scratch.begin(), scratch.end(), out.begin());
+    return;
+  }
   const auto* a = std::ranges::data(matrix);
   const std::span<const T> xv = detail::values_of<T>(x);
   for (std::size_t i = 0; i < out.size(); ++i) {

@@ -144,6 +144,16 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   return r;
 }
 
+/// +infinity of T: a floating type's, or, for the reals of a nested tape (real<U>, for which
+/// std::numeric_limits is not specialized and would give T() = 0), a constant holding U's.
+template <class T>
+T infinity_of() {
+  if constexpr (std::numeric_limits<T>::is_specialized)
+    return std::numeric_limits<T>::infinity();
+  else
+    return T(infinity_of<typename T::value_type>());
+}
+
 template <class T>
 [[noreturn]] inline void no_tape_for_reduction() {
   throw error("etad: a reduction of reals was computed with no active tape; create an "
@@ -257,7 +267,10 @@ ETAD_ALWAYS_INLINE real<T> checked_statement(std::span<const real<T>> x, Fill&& 
 #if ETAD_CHECKED
         for (std::size_t k = 0; k < n; ++k) {
           const std::uint32_t e = xs[k].epoch();
-          if (e != 0 && e != t->epoch()) foreign_real_in_reduction();
+          if (e != 0 && e != t->epoch()) {
+            t->discard_last_statement();  // the error leaves the tape as it was
+            foreign_real_in_reduction();
+          }
         }
 #endif
         for (std::size_t k = 0; k < n; ++k) slot.input[k] = xs[k].index();
@@ -468,7 +481,8 @@ auto log_sum_exp(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   using std::exp, std::log;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  if (x.empty()) return real<T>(-std::numeric_limits<T>::infinity());
+  const T inf = detail::infinity_of<T>();
+  if (x.empty()) return real<T>(-inf);
   // The maximum, in 8 interleaved lanes (one dependent compare per element is the latency
   // bound otherwise); `v > m ? v : m` in every lane and in the final combination, so NaN
   // elements are skipped (and a NaN x[0] wins) exactly as in a plain loop.
@@ -483,7 +497,7 @@ auto log_sum_exp(const R& range) {
   T m = lanes[0];
   for (std::size_t l = 1; l < 8; ++l) m = lanes[l] > m ? lanes[l] : m;
   for (std::size_t i = n8; i < x.size(); ++i) m = x[i].value() > m ? x[i].value() : m;
-  if (!(m > -std::numeric_limits<T>::infinity() && m < std::numeric_limits<T>::infinity())) {
+  if (!(m > -inf && m < inf)) {
     // All -inf (value -inf) or some +inf/NaN: the shifted formula would be NaN; use it plainly.
     T s(0);
     for (const auto& r : x) s += exp(r.value());

@@ -211,6 +211,10 @@ public:
       const T& scale, detail::index_t& defined) {
     return store_.append_range(scattered, first, length, uniform, scale, defined);
   }
+  /// Takes back the statement record() or record_range() made last (nothing recorded since):
+  /// for vector statements whose inputs fail a check after recording, so that the error leaves
+  /// the tape as it was.
+  void discard_last_statement() noexcept { store_.discard_last(); }
   std::uint32_t epoch() const noexcept { return epoch_; }
 
 private:

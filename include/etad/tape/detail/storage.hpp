@@ -272,6 +272,23 @@ public:
             uniform ? nullptr : p + range_header + scattered};
   }
 
+  /// Takes back the statement that append() or append_range() recorded last, when nothing was
+  /// recorded since: a vector statement whose inputs fail a check only after it was recorded
+  /// (an error must leave the tape as it was). Its block stays the current one, empty if the
+  /// statement had opened it.
+  void discard_last() noexcept {
+    const index_t raw = *--at_.end;
+    const std::size_t begin = at_.end == cur_->end ? 0 : (at_.end[-1] & ~range_flag);
+    if ((raw & range_flag) != 0) {
+      const index_t* in = at_.input + begin;  // the range header, as it stands now
+      const bool uniform = (in[1] & range_flag) != 0;
+      implicit_ -= (uniform ? std::ptrdiff_t(in[1] & ~range_flag) : 0) -
+                   std::ptrdiff_t(range_header);
+    }
+    at_.used = begin;
+    --next_;
+  }
+
   /// count statements with no partials (independent variables) at once; returns the first
   /// index defined. One capacity check per block instead of one per variable.
   index_t append_empty(std::size_t count) {
