@@ -11,8 +11,8 @@
 
 #include <array>
 #include <cmath>
-#include <limits>
 #include <cstddef>
+#include <limits>
 #include <sstream>
 #include <string_view>
 #include <vector>

@@ -461,12 +461,7 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
           for (std::size_t k = 0; k < r.length; ++k) fl[r.first + k] |= 2;
         }
       }
-      const T a = adj[i];
-      if (bool(a == T(0))) return;
-      if (!ranged)
-        for (std::size_t j = 0; j < m; ++j) adj[in[j]] = detail::mul_add(a, p[j], adj[in[j]]);
-      else
-        detail::push_range(adj, a, p, in, m);
+      detail::push_plain(adj, i, p, in, m, ranged);
     });
   }
   adjoints_[0] = T(0);  // the sink of constants' partials: never an answer
