@@ -243,3 +243,43 @@ TEST_CASE("tape sweeps: random tapes against the definition", "[tape][sweep]") {
     }
   }
 }
+
+// Short sweeps read the current block through the recording cursor and fall back to the block
+// search otherwise: sweeps of one and two statements on both sides of block boundaries, in old
+// blocks and in the current one. t[j] = t[j - 1] c(j - 1) + y records one statement of two
+// partials each, so a block (2^15 statements, 2^16 partials) holds 2^15 of them; the windows
+// around its multiples (after the two variables) hold the boundaries whatever their exact
+// place. Exact: the c(j) have three significant bits, so dt[i]/dt[i - 2] = c(i - 1) c(i - 2)
+// has no rounding.
+TEST_CASE("tape sweeps: short sweeps across block boundaries", "[tape][sweep]") {
+  const auto c = [](std::size_t j) { return 1.0 + double(j % 7) / 8.0; };
+  constexpr std::size_t per_block = etad::detail::statement_store<double>::default_statements;
+  etad::tape t{etad::persistent};
+  const real y = t.variable(0.5);
+  std::vector<real> ts{t.variable(1.0)};
+  const std::size_t count = 2 * per_block + 200;
+  for (std::size_t j = 1; j <= count; ++j) ts.push_back(ts.back() * c(j - 1) + y);
+  REQUIRE(t.statements() == count + 2);
+  std::size_t checked = 0;
+  for (std::size_t boundary : {per_block, 2 * per_block}) {
+    for (std::size_t i = boundary - 64; i <= boundary + 64; ++i) {
+      INFO("target t[" << i << "]");
+      const std::array<real, 2> one{ts[i - 1], ts[i]}, two{ts[i - 2], ts[i]};
+      std::array<double, 2> g1{}, g2{};
+      t.gradient(ts[i], one, g1);
+      t.gradient(ts[i], two, g2);
+      CHECK(g1[0] == c(i - 1));
+      CHECK(g1[1] == 1.0);
+      CHECK(g2[0] == c(i - 1) * c(i - 2));
+      CHECK(g2[1] == 1.0);
+      ++checked;
+    }
+  }
+  // The newest statements (the current block): the cursor's path.
+  for (std::size_t i = count - 3; i <= count; ++i) {
+    std::array<double, 2> g{};
+    t.gradient(ts[i], std::array<real, 2>{ts[i - 2], ts[i]}, g);
+    CHECK(g[0] == c(i - 1) * c(i - 2));
+  }
+  CHECK(checked == 2 * 129);
+}

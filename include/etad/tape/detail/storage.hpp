@@ -452,16 +452,48 @@ public:
   /// (Tried and dropped in an earlier round: two more register accumulators, compared with
   /// every input, for inputs far below the statement; with g++ 12, chain and recurrence got
   /// 5-10 % slower. The pending registers compare only at their position.)
-  void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
-    if (hi > lo && hi - lo <= short_sweep) {
-      // A sweep of one or two statements (a reduction's gradient: variables, then one range
-      // statement) takes the plain loop: the pending registers' set-up and flushes, and the
-      // call of sweep_block, cost more than they save there (measured: one range statement of
-      // 10 inputs, 16.6 -> 11.7 ns per gradient; 3 scalar statements break even).
+  ETAD_ALWAYS_INLINE void sweep_adjoints(T* adj, index_t hi, index_t lo) const {
+    // A sweep of one or two statements (a reduction's gradient: variables, then one range
+    // statement) takes the plain loop: the pending registers' set-up and flushes, and the call
+    // of sweep_block, cost more than they save there (measured: one range statement of 10
+    // inputs, 16.6 -> 11.7 ns per gradient; 3 scalar statements break even). When those
+    // statements are the current block's, as they are right after recording, they are read
+    // through the recording cursor: no sync() and no search for the block, which with the
+    // general sweep's entry were most of such a sweep's instructions.
+    if (hi > lo && hi - lo <= short_sweep)
+      sweep_short(adj, hi, lo);
+    else
+      sweep_long(adj, hi, lo);
+  }
+
+  // Both kinds of sweep are out of line: with either inlined, gradient() grew past what g++
+  // inlines into its caller, and chain/10 took 65 more instructions per gradient.
+  [[gnu::noinline]] void sweep_short(T* adj, index_t hi, index_t lo) const {
+    if (!sweep_recent(adj, hi, lo))
       sweep_down(hi, lo, [adj](index_t i, const T* p, const index_t* in, std::size_t m,
                                bool ranged) { push_plain(adj, i, p, in, m, ranged); });
-      return;
+  }
+
+  /// The plain loop over statements (lo, hi] when all of them are in the current block (the
+  /// one being recorded into); false, having done nothing, otherwise.
+  ETAD_ALWAYS_INLINE bool sweep_recent(T* adj, index_t hi, index_t lo) const {
+    // Every index from the current block's first up to the newest is in that block.
+    if (cur_ == nullptr || lo + 1 < cur_->first) return false;
+    const index_t f = cur_->first;
+    const index_t* end = cur_->end;
+    for (index_t i = hi; i > lo; --i) {
+      const std::ptrdiff_t s = std::ptrdiff_t(i) - std::ptrdiff_t(f);
+      const index_t e = end[s];
+      const std::size_t begin = end[s - 1] & ~range_flag;  // (end[-1] is a sentinel 0)
+      push_plain(adj, i, at_.partial + begin, at_.input + begin, (e & ~range_flag) - begin,
+                 (e & range_flag) != 0);
     }
+    return true;
+  }
+
+private:
+  // sweep_adjoints past the short sweeps: the register sweep, block by block.
+  [[gnu::noinline]] void sweep_long(T* adj, index_t hi, index_t lo) const {
     std::size_t bi = top_block(hi, lo);
     if (bi == blocks_.size()) return;
     T next = adj[hi];
@@ -497,7 +529,6 @@ public:
     if (last != 0) adj[last - 1] = next;
   }
 
-private:
   // The pending registers (see sweep_block) as they pass from one block to the next.
   struct sweep_state {
     index_t h1 = 0, h2 = 0;
