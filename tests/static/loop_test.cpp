@@ -214,6 +214,46 @@ constexpr auto squared_thrice =
 static_assert(squared_thrice.value == 256.0);
 static_assert(squared_thrice.gradient[0] == 1024.0);
 
+// A rule that counts the calls of its partials, to see which sweeps differentiate a body.
+inline int counted_partials = 0;
+struct counted_square_op {
+  static constexpr std::string_view name = "counted_square";
+  static constexpr std::size_t arity = 1;
+  static constexpr auto value(const auto& x) { return x * x; }
+  static auto partials(const auto& x, const auto&) {
+    ++counted_partials;
+    return std::array{2 * x};
+  }
+};
+// s <- (s * s) a: the body's value is computed as the plain loop below computes it.
+constexpr auto counted_body = [](auto s, auto a) { return etad::apply(counted_square_op{}, s) * a; };
+
+TEST_CASE("loop: evaluate() and loops on numbers compute values only, not the body's partials",
+          "[static][loop]") {
+  double plain = 0.5;
+  for (int i = 0; i < 5; ++i) plain = (plain * plain) * 1.1;
+
+  etad::tape t;
+  const etad::real<double> x = t.variable(0.5);
+  const auto e = etad::loop(5, counted_body, x, 1.1);
+  counted_partials = 0;
+  CHECK(etad::evaluate(e) == plain);
+  CHECK(counted_partials == 0);
+  // On numbers, a loop inside a loop's body: the inner loop's value only, too.
+  const double nested = etad::loop(
+      2, [](auto s, auto a) { return etad::loop(5, counted_body, s, a); }, 0.5, 1.1);
+  double nested_plain = 0.5;
+  for (int i = 0; i < 10; ++i) nested_plain = (nested_plain * nested_plain) * 1.1;
+  CHECK(nested == nested_plain);
+  CHECK(counted_partials == 0);
+  // A gradient does differentiate the body, once per iteration, and its value is the same.
+  const etad::real<double> s = e;
+  CHECK(counted_partials == 5);
+  CHECK(s.value() == plain);
+  // s5 = a^31 x^32: d/dx = 32 a^31 x^31.
+  CHECK(t.gradient(s, x)[0] == Approx(32 * std::pow(1.1, 31) * std::pow(0.5, 31)).epsilon(1e-13));
+}
+
 TEST_CASE("loop: a negative trip count is an etad::error", "[static][loop][errors]") {
   CHECK_THROWS_AS(etad::loop(-1, affine, 1.0, 2.0, 3.0), etad::error);
   CHECK_THROWS_WITH(

@@ -67,7 +67,7 @@ constexpr auto evaluate(const E& e) {
   detail::sweep_for<S, 0, E> sw{};
   detail::frame<E, S> fr{};
   sw.forward_slots();
-  return sw.forward(e, fr);
+  return sw.template forward<false>(e, fr);  // values only: no fused rule's partials
 }
 
 }  // namespace etad

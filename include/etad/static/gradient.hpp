@@ -135,10 +135,12 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   sweep<S, N, Key> sw{};
   flat_list<frame<E, S>...> frames{};
 
+  /// The outputs' values at x (Partials: see sweep::forward).
+  template <bool Partials = true>
   ETAD_SWEEP_INLINE constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
     sw.x = x;
     sw.forward_slots();
-    return {sw.forward(get<I>(roots), get<I>(frames))...};
+    return {sw.template forward<Partials>(get<I>(roots), get<I>(frames))...};
   }
   ETAD_SWEEP_INLINE constexpr void reset_adjoints() {
     sw.grad = sw.template filled<N>(-S(0));

@@ -192,7 +192,7 @@ struct loop_op {
     return detail::run<program_t<V, P...>>([&] {
       for (std::size_t i = 0; stop.more(i, s, static_cast<V>(p)...); ++i) {
         auto prog = detail::make_program<V, 1 + sizeof...(P), Level>(body);
-        s = prog.forward({s, static_cast<V>(p)...})[0];
+        s = prog.template forward<false>({s, static_cast<V>(p)...})[0];
       }
       return s;
     });

@@ -324,14 +324,16 @@ struct sweep {
     }(std::make_index_sequence<E::arity>{});
   }
 
-  /// Forward sweep of a tree: slots must have been computed (forward_slots) first.
-  template <class E>
+  /// Forward sweep of a tree: slots must have been computed (forward_slots) first. Partials:
+  /// whether a reverse or tangent sweep follows, which reads fused rules' partials from the
+  /// frames; evaluate() passes false, and fused rules (a loop) then compute their value only.
+  template <bool Partials = true, class E>
   ETAD_SWEEP_INLINE constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
     if constexpr (is_node_v<E> && !E::input_only) {
       [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(forward_child(get<I>(e.children), get<I>(fr.kids)), 0)...});
+        in_order({(forward_child<Partials>(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
-      if constexpr (is_fused_v<typename E::op_type>)
+      if constexpr (Partials && is_fused_v<typename E::op_type>)
         fused_value(e, fr);
       else
         fr.v = node_value(e, fr);
@@ -356,16 +358,16 @@ struct sweep {
   }
 
   /// forward() of a child: in a function of its own when it is large (outlined_v).
-  template <class C>
+  template <bool Partials, class C>
   ETAD_SWEEP_INLINE constexpr void forward_child(const C& c, frame<C, S>& cf) {
     if constexpr (outlined_v<C>)
-      forward_outlined(c, cf);
+      forward_outlined<Partials>(c, cf);
     else
-      forward(c, cf);
+      forward<Partials>(c, cf);
   }
-  template <class C>
+  template <bool Partials, class C>
   ETAD_OUTLINE constexpr void forward_outlined(const C& c, frame<C, S>& cf) {
-    forward(c, cf);
+    forward<Partials>(c, cf);
   }
 
   // --- reverse ------------------------------------------------------------------------------
