@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -319,4 +320,90 @@ TEST_CASE("tape higher order: partials documented as 0 at singular points are 0 
   CHECK(one([](auto x) { return etad::pow(x, 2); }, 0.0) == 0.0);
   CHECK(one([](auto x) { return etad::pow(0.0, x); }, 1.0) == 0.0);
   CHECK(one([](auto x) { return etad::pow(0.0, x); }, 0.0) == 0.0);
+}
+
+TEST_CASE("tape higher order: a first-order adjoint of exactly 0 still carries second derivatives",
+          "[tape][higher_order]") {
+  // The sweeps skip a statement whose adjoint is exactly zero. On a nested tape that adjoint is
+  // an outer real: a zero value with a derivative on the outer tape must still be pushed (only a
+  // constant zero is skipped), or its second-order terms are lost.
+  // f = u^2 with u = x^2 - 1: f' = 4 x (x^2 - 1), f'' = 12 x^2 - 4. At x = +-1 the adjoint of u,
+  // 2u, is 0. Two statements (the short sweep) and four (the register sweep).
+  for (const double xv : {1.0, -1.0, 2.0}) {
+    INFO("x = " << xv);
+    for (const bool long_sweep : {false, true}) {
+      etad::tape outer;
+      const real x = outer.variable(xv);
+      real d;
+      {
+        etad::basic_tape<real> inner;
+        const real2 xi = inner.variable(x);
+        real2 f;
+        if (long_sweep) {
+          const real2 a = xi * xi;
+          const real2 u = a - 1.0;
+          const real2 w = u * u;
+          f = w * 1.0;
+        } else {
+          const real2 u = xi * xi - 1.0;
+          f = u * u;
+        }
+        d = inner.gradient(f, xi)[0];
+      }
+      CHECK(d.value() == 4 * xv * (xv * xv - 1));
+      CHECK(outer.gradient(d, x)[0] == 12 * xv * xv - 4);
+    }
+  }
+  // Least squares at a zero residual, through gradients() (its sweep with reached-flags):
+  // f = (a b - 1)^2 / 2 at (2, 1/2) has gradient 0 and Hessian J^T J = [[b^2, ab], [ab, a^2]].
+  {
+    etad::tape outer{etad::persistent};
+    const real a = outer.variable(2.0), b = outer.variable(0.5);
+    std::vector<std::optional<real>> g;
+    {
+      etad::basic_tape<real> inner;
+      const real2 ai = inner.variable(a), bi = inner.variable(b);
+      const real2 r = ai * bi - 1.0;
+      const real2 f = 0.5 * r * r;
+      g = inner.gradients(std::vector<real2>{f}, std::vector<real2>{ai, bi});
+    }
+    REQUIRE(g[0].has_value());
+    REQUIRE(g[1].has_value());
+    CHECK(g[0]->value() == 0.0);
+    CHECK(outer.gradient(*g[0], a, b) == std::array{0.25, 1.0});
+    CHECK(outer.gradient(*g[1], a, b) == std::array{1.0, 4.0});
+  }
+  // An untaken branch's partial is a constant zero: it records nothing on the outer tape, so
+  // the branch's adjoint stays a constant zero and its infinite partial (sqrt at 0, its own
+  // statement) stays off the path: f = select(x > 0, sqrt(x), 0) at 0 has f' = f'' = 0.
+  {
+    etad::tape outer;
+    const real x = outer.variable(0.0);
+    real d;
+    {
+      etad::basic_tape<real> inner;
+      const real2 xi = inner.variable(x);
+      const real2 s = etad::sqrt(xi);
+      const real2 f = etad::select(xi > 0.0, s, 0.0);
+      d = inner.gradient(f, xi)[0];
+    }
+    CHECK(d.value() == 0.0);
+    CHECK(outer.gradient(d, x)[0] == 0.0);
+  }
+}
+
+TEST_CASE("tape higher order: a nested real takes numbers of other types", "[tape][higher_order]") {
+  // real<real<double>> from and = a double or an int (assignment was ambiguous).
+  etad::tape outer;
+  etad::basic_tape<real> inner;
+  real2 y = 0.5;
+  CHECK(y.value().value() == 0.5);
+  y = 0.25;
+  CHECK(y.value().value() == 0.25);
+  CHECK(y.is_constant());
+  y = 3;
+  CHECK(y.value().value() == 3.0);
+  real z;
+  z = 2;
+  CHECK(z.value() == 2.0);
 }

@@ -125,6 +125,13 @@ public:
     return *this = detail::record<T>(e);
   }
   real& operator=(const T& v) { return *this = real(v); }
+  /// A number of another type that converts to T (for real<real<double>>, a double): without
+  /// it, `y = 0.25` was ambiguous between the two assignments above.
+  template <arithmetic A>
+    requires(!std::is_same_v<A, T> && std::is_convertible_v<A, T>)
+  real& operator=(A v) {
+    return *this = real(v);
+  }
 
   template <operand R> real& operator+=(const R& r) { return *this = *this + r; }
   template <operand R> real& operator-=(const R& r) { return *this = *this - r; }

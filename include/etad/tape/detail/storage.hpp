@@ -119,6 +119,37 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 #endif
 }
 
+/// Whether a statement with adjoint a pushes nothing: a is exactly zero, with nothing behind it.
+/// For floating-point T, a == 0: the statement is not on a path from the targets (or its
+/// contributions cancelled), and skipping it keeps an infinite partial off the path (log at 0
+/// in an unused branch) from making 0 * inf = NaN. For the reals of a nested tape (second
+/// derivatives), a constant zero only: an adjoint whose value is 0 but which depends on the
+/// outer tape's variables has a derivative there, and its pushes carry that derivative into
+/// the second derivatives (f = (x^2 - 1)^2 at x = 1: u = x^2 - 1 has adjoint 2u = 0, and
+/// skipping its statement made f'' 0 instead of 8).
+template <class T>
+ETAD_ALWAYS_INLINE bool pushes_nothing(const T& a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a == T(0);
+  else if constexpr (requires { a.is_constant(); a.value(); })
+    return a.is_constant() && pushes_nothing(a.value());
+  else
+    return bool(a == T(0));
+}
+
+/// Whether a partial contributes nothing to its input's adjoint whatever the statement's adjoint:
+/// never for floating-point T (a * 0 is not 0 for an infinite a; the sweeps push it as the plain
+/// loop does), and a constant zero for the reals of a nested tape, so that an untaken branch's
+/// zero partial records no product on the outer tape, which would make that branch's adjoint a
+/// zero that is not constant (see pushes_nothing) and let its infinite partials through.
+template <class T>
+ETAD_ALWAYS_INLINE bool contributes_nothing(const T& p) {
+  if constexpr (std::is_floating_point_v<T>)
+    return false;
+  else
+    return pushes_nothing(p);
+}
+
 /// Pushes a * p[j] to adj[in[j]] for an ordinary statement of m partials, the contributions to
 /// index `below` into `next` and those to index `below2` into `next2` (see
 /// statement_store::sweep_adjoints and sweep_block), in the order j = 0, 1, ... Without a second
@@ -129,6 +160,7 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 template <class T>
 ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, T& next2, const T& a, const T* p,
                                  const index_t* in, index_t below, index_t below2, std::size_t j) {
+  if (contributes_nothing(p[j])) return;  // (folds away for floating-point T)
   const index_t q = in[j];
   if (q == below) [[likely]]
     next = mul_add(a, p[j], next);
@@ -222,11 +254,13 @@ template <class T>
 ETAD_ALWAYS_INLINE void push_plain(T* adj, index_t i, const T* p, const index_t* in,
                                    std::size_t m, bool ranged) {
   const T a = adj[i];
-  if (bool(a == T(0))) return;
-  if (!ranged)
-    for (std::size_t j = 0; j < m; ++j) adj[in[j]] = mul_add(a, p[j], adj[in[j]]);
-  else
+  if (pushes_nothing(a)) return;
+  if (!ranged) {
+    for (std::size_t j = 0; j < m; ++j)
+      if (!contributes_nothing(p[j])) adj[in[j]] = mul_add(a, p[j], adj[in[j]]);
+  } else {
     push_range(adj, a, p, in, m);
+  }
 }
 
 /// The statements of one tape. Index 0 is reserved for "not on a tape" (constants), so
@@ -618,7 +652,7 @@ private:
       } else {
         next = adj[below];
       }
-      if (bool(a == T(0))) continue;
+      if (pushes_nothing(a)) continue;
       if (!ranged) [[likely]] {
         if constexpr (held) {
           if (m == 3) {
