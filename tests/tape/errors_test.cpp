@@ -153,6 +153,29 @@ TEST_CASE("tape errors: gradient into a span needs one slot per source", "[tape]
   CHECK(out == std::array{4.0, 4.0});
 }
 
+TEST_CASE("tape errors: a foreign source leaves a non-persistent tape able to answer",
+          "[tape][errors]") {
+  // gradient(target, span, out) checks up to 16 sources before its sweep, and more after it
+  // (in the pass that copies them out): either way the failed call does not count.
+  for (const std::size_t n : {std::size_t(16), std::size_t(17), std::size_t(40)}) {
+    INFO(n << " sources");
+    etad::tape other;
+    const real foreign = other.variable(1.0);
+    etad::tape t;  // non-persistent
+    const reals xs = t.variables(std::vector<double>(n, 1.5));
+    const real z = xs[0] * xs[1] * 2.0;
+    reals bad = xs;
+    bad[n / 2] = foreign;
+    std::vector<double> out(n);
+    CHECK_THROWS_WITH(t.gradient(z, bad, out), Catch::Contains("another tape"));
+    t.gradient(z, xs, out);
+    CHECK(out[0] == 3.0);
+    CHECK(out[1] == 3.0);
+    CHECK(out[n - 1] == 0.0);
+    CHECK_THROWS_WITH(t.gradient(z, xs, out), Catch::Contains("already called"));
+  }
+}
+
 TEST_CASE("tape errors: reductions of empty or mismatched ranges", "[tape][errors]") {
   etad::tape t;
   const real x = t.variable(1.0);

@@ -254,12 +254,48 @@ TEST_CASE("tape: stop_gradient inside an expression", "[tape][semantics]") {
   const real w = etad::stop_gradient(x * y) + y;
   CHECK(w.value() == -8.0);
   CHECK(t.gradient(w, x, y) == std::array{0.0, 1.0});
-  // A statement made only of a stopped value: connected (its leaves are inputs), gradient 0.
+  // A statement made only of a stopped value: a recorded value, but x is not its input, so x is
+  // unconnected (TensorFlow's None for tape.gradient(tf.stop_gradient(x * x), x)).
   const real s = etad::stop_gradient(x * x);
+  CHECK(!s.is_constant());
   const reals ts{s}, sx{x};
-  const auto g = t.gradients(ts, sx);
-  REQUIRE(g[0].has_value());
-  CHECK(*g[0] == 0.0);
+  CHECK(!t.gradients(ts, sx)[0].has_value());
+  CHECK(t.gradients(ts, sx, {.unconnected_gradients = etad::unconnected::zero})[0] == 0.0);
+  // The stopped value itself is a source like any other: ds/ds = 1, d(s s)/ds = 2 s.
+  const real ss = s * s;
+  CHECK(t.gradient(ss, s)[0] == 18.0);
+}
+
+TEST_CASE("tape: a source used only where no gradient flows is unconnected", "[tape][semantics]") {
+  // As in TensorFlow, which registers no gradient for comparisons (select's condition), floor,
+  // and stop_gradient: c below appears in each statement, but not as an input.
+  etad::tape t{etad::persistent};
+  const real x = t.variable(0.5), c = t.variable(2.0);
+  const reals sources{x, c};
+  const auto check = [&](const char* what, const real& y, double dx) {
+    INFO(what);
+    const reals targets{y};
+    const auto none = t.gradients(targets, sources);
+    REQUIRE(none[0].has_value());
+    CHECK(*none[0] == dx);
+    CHECK(!none[1].has_value());
+    const auto zero = t.gradients(targets, sources, {.unconnected_gradients = etad::unconnected::zero});
+    CHECK(zero[1] == 0.0);
+    CHECK(t.gradient(y, x, c) == std::array{dx, 0.0});
+  };
+  check("select's condition", etad::select(c > 1.0, x, x * 0.5 + 0.25), 1.0);
+  // One input, x, per statement (c's occurrences are not inputs).
+  const std::size_t before = t.partials();
+  check("stop_gradient", x + etad::stop_gradient(c), 1.0);
+  check("floor", x * 3.0 + etad::floor(c), 3.0);
+  check("comparison in a product", x * etad::select(c < x, 2.0, -1.0), -1.0);
+  CHECK(t.partials() == before + 3);
+  // Connected: the untaken side of a select is an input with partial 0, as in TF's where().
+  const real w = etad::select(x > 1.0, c, x);
+  const reals tw{w};
+  const auto g = t.gradients(tw, sources);
+  REQUIRE(g[1].has_value());
+  CHECK(*g[1] == 0.0);
 }
 
 TEST_CASE("tape: grad_pass_through passes the gradient of its argument", "[tape][semantics]") {

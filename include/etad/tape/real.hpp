@@ -8,6 +8,7 @@
 #include <etad/core/config.hpp>
 #include <etad/core/error.hpp>
 #include <etad/core/expression.hpp>
+#include <etad/core/rule.hpp>
 #include <etad/static/detail/sweep.hpp>
 #include <etad/static/evaluate.hpp>
 #include <etad/tape/tape.hpp>
@@ -29,31 +30,45 @@ inline constexpr std::size_t active_leaf_count = is_active_leaf_v<E> ? 1 : 0;
 template <class Op, class... C>
 inline constexpr std::size_t active_leaf_count<node<Op, C...>> = (active_leaf_count<C> + ... + 0);
 
-// Visits every active leaf occurrence of e with the adjoint its frame accumulated.
-template <class E, class S, class F>
+/// The active leaves that are a statement's inputs: those reached through differentiable rules
+/// only. A leaf under stop_gradient, floor (any rule with differentiable = false) or a
+/// comparison (select's condition) gets no gradient, so the statement does not list it: an
+/// input with partial 0 would be "connected" for unconnected::none, where TensorFlow (whose
+/// ops give no gradient there) says None.
+template <class E>
+inline constexpr std::size_t input_leaf_count = is_active_leaf_v<E> ? 1 : 0;
+template <class Op, class... C>
+inline constexpr std::size_t input_leaf_count<node<Op, C...>> =
+    is_differentiable_v<Op> ? (input_leaf_count<C> + ... + 0) : 0;
+
+// Visits every active leaf occurrence of e (Inputs: only those input_leaf_count counts) with
+// the adjoint its frame accumulated.
+template <bool Inputs, class E, class S, class F>
 constexpr void for_each_active_leaf(const E& e, const frame<E, S>& fr, F& f) {
   if constexpr (is_active_leaf_v<E>) {
     f(e, fr.adjoint);
-  } else if constexpr (is_node_v<E> && active_leaf_count<E> != 0) {
+  } else if constexpr (is_node_v<E> &&
+                       (Inputs ? input_leaf_count<E> : active_leaf_count<E>) != 0) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      in_order({(for_each_active_leaf(get<I>(e.children), get<I>(fr.kids), f), 0)...});
+      in_order({(for_each_active_leaf<Inputs>(get<I>(e.children), get<I>(fr.kids), f), 0)...});
     }(std::make_index_sequence<E::arity>{});
   }
 }
 
-// The ordinal of child I's first active leaf among its node's (a prefix sum of the children's
-// active leaf counts).
+// The ordinal of child I's first input leaf among its node's (a prefix sum of the children's
+// input leaf counts).
 template <class E, std::size_t I>
 inline constexpr std::size_t leaves_before = 0;
 template <class Op, class... C, std::size_t I>
 inline constexpr std::size_t leaves_before<node<Op, C...>, I> = [] {
-  constexpr std::size_t count[] = {active_leaf_count<C>...};
+  constexpr std::size_t count[] = {input_leaf_count<C>...};
   std::size_t s = 0;
   for (std::size_t i = 0; i < I; ++i) s += count[i];
   return s;
 }();
 
-// for_each_active_leaf with each leaf's ordinal (0, 1, ... in visiting order) as a constant:
+// for_each_active_leaf<true> (the input leaves) with each leaf's ordinal (0, 1, ... in visiting
+// order) as a constant:
 // f(std::integral_constant<std::size_t, K>{}, leaf, adjoint). Always inlined, and f is a
 // functor rather than a lambda for the same reason: record() relies on the optimizer seeing
 // every leaf's index where the expression was built (known_equal). It is used only for the
@@ -75,7 +90,7 @@ template <std::size_t Base, class E, class S, class F>
 ETAD_ALWAYS_INLINE void for_each_active_leaf_at(const E& e, const frame<E, S>& fr, F& f) {
   if constexpr (is_active_leaf_v<E>) {
     f(std::integral_constant<std::size_t, Base>{}, e, fr.adjoint);
-  } else if constexpr (is_node_v<E> && active_leaf_count<E> != 0) {
+  } else if constexpr (is_node_v<E> && input_leaf_count<E> != 0) {
     for_each_child_leaf_at<Base>(e, fr, f, std::make_index_sequence<E::arity>{});
   }
 }
@@ -285,7 +300,7 @@ ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>
       throw error("etad: an expression uses a real recorded on another tape or before "
                   "reset(); reals are valid only on the tape, and in the epoch, that made them");
   };
-  for_each_active_leaf(e, fr, check);
+  for_each_active_leaf<false>(e, fr, check);
 #else
   (void)e;
   (void)fr;
@@ -306,7 +321,8 @@ ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>
 template <class T, class E>
 ETAD_ALWAYS_INLINE real<T> record(const E& e) {
   using S = T;
-  constexpr std::size_t leaves = active_leaf_count<E>;
+  constexpr std::size_t leaves = input_leaf_count<E>;     // the statement's inputs
+  constexpr std::size_t all_leaves = active_leaf_count<E>;  // on a tape: a statement
   sweep_for<S, 0, E> sw{};
   frame<E, S> fr{};
   if constexpr (ETAD_MERGE_REPEATED_INPUTS && std::is_floating_point_v<S> && leaves >= 2 &&
@@ -331,6 +347,10 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
     const S v = static_cast<S>(sw.forward(e, fr));
     index_t any = 0;
     for (std::size_t k = 0; k < leaves; ++k) any |= in[k];
+    if constexpr (all_leaves != leaves) {
+      auto scan = [&](const auto& leaf, const S&) { any |= leaf.index(); };
+      for_each_active_leaf<false>(e, fr, scan);
+    }
     basic_tape<T>* t = active_recording<T>(e, fr, any != 0);
     if (t == nullptr) return real<T>(v);
     sw.backward(e, fr, S(1));
@@ -344,12 +364,12 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
   } else {
     sw.forward_slots();
     const S v = static_cast<S>(sw.forward(e, fr));
-    if constexpr (leaves == 0) {
+    if constexpr (all_leaves == 0) {
       return real<T>(v);
     } else {
       bool any = false;
       auto scan = [&](const auto& leaf, const S&) { any = any || leaf.index() != 0; };
-      for_each_active_leaf(e, fr, scan);
+      for_each_active_leaf<false>(e, fr, scan);
       basic_tape<T>* t = active_recording<T>(e, fr, any);
       if (t == nullptr) return real<T>(v);
       sw.backward(e, fr, S(1));
@@ -361,7 +381,7 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
         slot.input[k] = leaf.index();
         ++k;
       };
-      for_each_active_leaf(e, fr, write);
+      for_each_active_leaf<true>(e, fr, write);
       return real<T>(v, defined, t->epoch());
     }
   }

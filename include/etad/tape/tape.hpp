@@ -182,7 +182,8 @@ public:
   }
 
   /// d(target)/d(sources[i]) written into out[i] (zero for an unconnected source); allocates
-  /// nothing once the tape's buffers have grown, so it suits loops over many sources.
+  /// nothing once the tape's buffers have grown, so it suits loops over many sources. On an
+  /// error (etad::error) the tape is as it was, but out's contents are unspecified.
   void gradient(const real<T>& target, std::span<const real<T>> sources, std::span<T> out);
 
   /// The sum over targets t_k, weighted by seeds w_k (default 1), of d t_k / d source_i: for each
@@ -384,6 +385,7 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
     lo = scan.lo;
     contiguous = scan.contiguous;
   }
+  const bool was_used = used_;
   used_ = true;
   const detail::index_t hi = target.index();
   lo = std::max(lo, leading_);  // the leading variables have no partials to push
@@ -395,7 +397,13 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
       // as it goes (key k must be key 0 + k).
       if (copy_consecutive(adj + f, out.data(), src, m) == 0) return;
     }
-    for (const auto& s : sources) check(s, "a source");
+    // A foreign source, found after the sweep: the call did not happen (a non-persistent tape
+    // can still answer), although out may have been written.
+    for (const auto& s : sources)
+      if (s.epoch() != 0 && s.epoch() != epoch_) [[unlikely]] {
+        used_ = was_used;
+        check(s, "a source");
+      }
   } else if (contiguous != 0) {
     // Consecutive sources: a contiguous copy (a loop: rep movsb is slower at these sizes).
     const T* __restrict a = adj + contiguous;
