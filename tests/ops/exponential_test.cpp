@@ -52,6 +52,10 @@ TEMPLATE_TEST_CASE("exponential: closed-form derivatives", "[ops][exponential]",
   CHECK(d([](auto x) { return etad::exp2(x); }, T(-1)) == Approx(ln2 / 2).epsilon(e));
   CHECK(d([](auto x) { return etad::expm1(x); }, T(0)) == 1);
   CHECK(d([](auto x) { return etad::expm1(x); }, T(2)) == Approx(euler_e * euler_e).epsilon(e));
+  // Far below 0, where expm1(x) + 1 cancels (it was 0 from x = -38 on in double).
+  for (const int x : {-1, -20, -40, -50})
+    CHECK(d([](auto x) { return etad::expm1(x); }, T(x)) ==
+          Approx(std::exp(static_cast<long double>(x))).epsilon(e));
   CHECK(d([](auto x) { return etad::log(x); }, T(2)) == 0.5);
   CHECK(d([](auto x) { return etad::log(x); }, T(0.25)) == 4);
   CHECK(d([](auto x) { return etad::log2(x); }, T(1)) == Approx(1 / ln2).epsilon(e));
