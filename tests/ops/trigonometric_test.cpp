@@ -62,6 +62,15 @@ TEMPLATE_TEST_CASE("trigonometric: closed-form derivatives", "[ops][trigonometri
   CHECK(d([](auto x) { return etad::tan(x); }, T(0.5)) == Approx(1 / (std::cos(0.5L) * std::cos(0.5L))).epsilon(e));
   CHECK(d([](auto x) { return etad::asin(x); }, T(0.5)) == Approx(2 / std::sqrt(3.0L)).epsilon(e));
   CHECK(d([](auto x) { return etad::acos(x); }, T(0.5)) == Approx(-2 / std::sqrt(3.0L)).epsilon(e));
+  // Near 1: x = 1 - 2^-k with x^2's last bits below T's precision; exactly, 1 - x^2 =
+  // 2^-k (2 - 2^-k).
+  {
+    const int k = std::numeric_limits<T>::digits * 3 / 5;
+    const T x = T(1) - std::ldexp(T(1), -k);
+    const long double slope = 1 / std::sqrt(std::ldexp(2 - std::ldexp(1.0L, -k), -k));
+    CHECK(d([](auto x) { return etad::asin(x); }, x) == Approx(slope).epsilon(e));
+    CHECK(d([](auto x) { return etad::acos(x); }, -x) == Approx(-slope).epsilon(e));
+  }
   CHECK(d([](auto x) { return etad::atan(x); }, T(2)) == Approx(0.2L).epsilon(e));
   CHECK(d([](auto x) { return etad::sinh(x); }, T(0)) == 1);
   CHECK(d([](auto x) { return etad::cosh(x); }, T(0)) == 0);

@@ -41,25 +41,28 @@ struct tan_op {
 template <operand X> constexpr auto tan(const X& x) { return etad::apply(tan_op{}, x); }
 
 /// asin x. Domain [-1, 1]. d/dx = 1/sqrt(1 - x^2): +inf at x = ±1, NaN outside the domain.
+/// 1 - x^2 as (1 - x)(1 + x): near ±1, 1 - x * x loses the low bits of x * x (relative error
+/// 2e-10 in double at x = 1 - 2^-32).
 struct asin_op {
   static constexpr std::string_view name = "asin";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::asin; return asin(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using std::sqrt;
-    return std::array{1 / sqrt(1 - x * x)};
+    return std::array{1 / sqrt((1 - x) * (1 + x))};
   }
 };
 template <operand X> constexpr auto asin(const X& x) { return etad::apply(asin_op{}, x); }
 
-/// acos x. Domain [-1, 1]. d/dx = -1/sqrt(1 - x^2): -inf at x = ±1, NaN outside the domain.
+/// acos x. Domain [-1, 1]. d/dx = -1/sqrt(1 - x^2), 1 - x^2 factored as for asin: -inf at
+/// x = ±1, NaN outside the domain.
 struct acos_op {
   static constexpr std::string_view name = "acos";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::acos; return acos(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using std::sqrt;
-    return std::array{-1 / sqrt(1 - x * x)};
+    return std::array{-1 / sqrt((1 - x) * (1 + x))};
   }
 };
 template <operand X> constexpr auto acos(const X& x) { return etad::apply(acos_op{}, x); }
