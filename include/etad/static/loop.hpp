@@ -183,11 +183,12 @@ struct loop_op {
   using program_t = decltype(detail::make_program<S, 1 + sizeof...(P), Level>(
       std::declval<const Body&>()));
 
-  /// The final state, on numbers: in their common type, double when they are all integers.
+  /// The final state, on numbers: in their common type, double when they are all integers
+  /// (on a nested tape's reals, in those reals).
   template <class S, class... P>
   constexpr auto value(const S& init, const P&... p) const {
     using C = std::common_type_t<S, P...>;
-    using V = std::conditional_t<std::is_floating_point_v<C>, C, double>;
+    using V = std::conditional_t<std::is_integral_v<C>, double, C>;
     V s = static_cast<V>(init);
     return detail::run<program_t<V, P...>>([&] {
       for (std::size_t i = 0; stop.more(i, s, static_cast<V>(p)...); ++i) {
