@@ -375,7 +375,9 @@ TEST_CASE("tape higher order: a first-order adjoint of exactly 0 still carries s
   }
   // An untaken branch's partial is a constant zero: it records nothing on the outer tape, so
   // the branch's adjoint stays a constant zero and its infinite partial (sqrt at 0, its own
-  // statement) stays off the path: f = select(x > 0, sqrt(x), 0) at 0 has f' = f'' = 0.
+  // statement) stays off the path, as on a double tape: f = x select(x > 0, sqrt(x), 0) at 0
+  // has f' = f'' = 0 (the select's adjoint, x, is not a constant). The same through a range
+  // statement (dot over consecutive reals, one coefficient 0), and through an ordinary one.
   {
     etad::tape outer;
     const real x = outer.variable(0.0);
@@ -384,12 +386,59 @@ TEST_CASE("tape higher order: a first-order adjoint of exactly 0 still carries s
       etad::basic_tape<real> inner;
       const real2 xi = inner.variable(x);
       const real2 s = etad::sqrt(xi);
-      const real2 f = etad::select(xi > 0.0, s, 0.0);
+      const real2 g = etad::select(xi > 0.0, s, 0.0);
+      const real2 f = xi * g;
       d = inner.gradient(f, xi)[0];
     }
     CHECK(d.value() == 0.0);
     CHECK(outer.gradient(d, x)[0] == 0.0);
   }
+  for (const bool consecutive : {true, false}) {
+    INFO((consecutive ? "a range statement" : "an ordinary statement"));
+    etad::tape outer;
+    const real w = outer.variable(0.0), v = outer.variable(3.0);
+    real d;
+    {
+      etad::basic_tape<real> inner;
+      const real2 wi = inner.variable(w), vi = inner.variable(v);
+      std::vector<real2> xs(2);
+      xs[0] = etad::sqrt(wi);  // sqrt'(0) = inf
+      if (!consecutive) {
+        const real2 gap = vi * 2.0;
+        CHECK(gap.value().value() == 6.0);
+      }
+      xs[1] = vi * 1.0;
+      const real2 f = vi * etad::dot(xs, std::vector<double>{0.0, 1.0});  // v^2
+      d = inner.gradient(f, wi)[0];
+    }
+    CHECK(d.value() == 0.0);
+  }
+  // An infinite adjoint times a constant-zero partial is pushed: NaN, as on a double tape
+  // (z = log(0 x): dz/dx = inf * 0).
+  {
+    etad::tape outer;
+    const real x = outer.variable(2.0);
+    etad::basic_tape<real> inner;
+    const real2 xi = inner.variable(x);
+    const real2 u = xi * 0.0;
+    const real2 z = etad::log(u);
+    CHECK(std::isnan(inner.gradient(z, xi)[0].value()));
+  }
+}
+
+TEST_CASE("tape higher order: loops are evaluated and compared on nested reals",
+          "[tape][higher_order][loop]") {
+  // evaluate() and a comparison take the loop's value on the nested tape's reals (values only).
+  etad::tape outer;
+  const real x = outer.variable(0.5);
+  etad::basic_tape<real> inner;
+  const real2 y = inner.variable(x);
+  const auto body = [](auto s, auto a) { return s * a + 0.1; };
+  double plain = 0.5;
+  for (int i = 0; i < 3; ++i) plain = plain * 0.5 + 0.1;
+  CHECK(etad::evaluate(etad::loop(3, body, y, y)).value() == plain);
+  CHECK(bool(etad::loop(3, body, y, y) < 5.0));
+  CHECK(!bool(etad::loop(3, body, y, y) > 5.0));
 }
 
 TEST_CASE("tape higher order: a nested real takes numbers of other types", "[tape][higher_order]") {

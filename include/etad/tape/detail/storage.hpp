@@ -119,6 +119,14 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 #endif
 }
 
+/// A nested tape's real (a value on an outer tape, is_constant() and value()), as opposed to a
+/// floating-point or other plain scalar.
+template <class T>
+concept nested_real = requires(const T& a) {
+  a.is_constant();
+  a.value();
+};
+
 /// Whether a statement with adjoint a pushes nothing: a is exactly zero, with nothing behind it.
 /// For floating-point T, a == 0: the statement is not on a path from the targets (or its
 /// contributions cancelled), and skipping it keeps an infinite partial off the path (log at 0
@@ -131,23 +139,33 @@ template <class T>
 ETAD_ALWAYS_INLINE bool pushes_nothing(const T& a) {
   if constexpr (std::is_floating_point_v<T>)
     return a == T(0);
-  else if constexpr (requires { a.is_constant(); a.value(); })
+  else if constexpr (nested_real<T>)
     return a.is_constant() && pushes_nothing(a.value());
   else
     return bool(a == T(0));
 }
 
-/// Whether a partial contributes nothing to its input's adjoint whatever the statement's adjoint:
-/// never for floating-point T (a * 0 is not 0 for an infinite a; the sweeps push it as the plain
-/// loop does), and a constant zero for the reals of a nested tape, so that an untaken branch's
-/// zero partial records no product on the outer tape, which would make that branch's adjoint a
-/// zero that is not constant (see pushes_nothing) and let its infinite partials through.
+/// Whether the innermost number of a is finite.
 template <class T>
-ETAD_ALWAYS_INLINE bool contributes_nothing(const T& p) {
-  if constexpr (std::is_floating_point_v<T>)
-    return false;
+ETAD_ALWAYS_INLINE bool finite_value(const T& a) {
+  if constexpr (nested_real<T>)
+    return finite_value(a.value());
   else
-    return pushes_nothing(p);
+    return bool(a - a == T(0));  // false for inf and NaN
+}
+
+/// Whether a * p adds nothing to an input's adjoint, so that it is not pushed: never for
+/// floating-point and other plain T (the sweeps push a * 0 as the plain loop does), and for the
+/// reals of a nested tape when p is a constant zero (an untaken branch's partial) and a is
+/// finite. Recorded, the product would make the input's adjoint a zero that is not constant
+/// (see pushes_nothing), and the branch's infinite partials would then give NaN where the
+/// double tape gives 0; an infinite a is pushed, so that inf * 0 is NaN as on a double tape.
+template <class T>
+ETAD_ALWAYS_INLINE bool contributes_nothing(const T& a, const T& p) {
+  if constexpr (nested_real<T>)
+    return pushes_nothing(p) && finite_value(a);
+  else
+    return false;
 }
 
 /// Pushes a * p[j] to adj[in[j]] for an ordinary statement of m partials, the contributions to
@@ -160,7 +178,7 @@ ETAD_ALWAYS_INLINE bool contributes_nothing(const T& p) {
 template <class T>
 ETAD_ALWAYS_INLINE void push_one(T* adj, T& next, T& next2, const T& a, const T* p,
                                  const index_t* in, index_t below, index_t below2, std::size_t j) {
-  if (contributes_nothing(p[j])) return;  // (folds away for floating-point T)
+  if (contributes_nothing(a, p[j])) return;  // (folds away for floating-point T)
   const index_t q = in[j];
   if (q == below) [[likely]]
     next = mul_add(a, p[j], next);
@@ -233,12 +251,18 @@ ETAD_ALWAYS_INLINE void push_range(T* adj, const T& a, const T* p, const index_t
   const range_shape r = shape_of_range(in, m);
   const T* q = p + range_header;
   const index_t* qi = in + range_header;
-  for (std::size_t j = 0; j < r.scattered; ++j) adj[qi[j]] = mul_add(a, q[j], adj[qi[j]]);
+  for (std::size_t j = 0; j < r.scattered; ++j)
+    if (!contributes_nothing(a, q[j])) adj[qi[j]] = mul_add(a, q[j], adj[qi[j]]);
   T* to = adj + r.first;
   if (r.uniform) {
     // Uniform partials (sum: 1, mean: 1/n): one product, then a contiguous add.
+    if (contributes_nothing(a, p[0])) return;
     const T c = a * p[0];
     for (std::size_t k = 0; k < r.length; ++k) to[k] += c;
+  } else if constexpr (nested_real<T>) {
+    const T* q2 = q + r.scattered;
+    for (std::size_t k = 0; k < r.length; ++k)
+      if (!contributes_nothing(a, q2[k])) to[k] = mul_add(a, q2[k], to[k]);
   } else {
     // Stored partials: a contiguous AXPY (the range's adjoints do not overlap the partials).
     const T* __restrict q2 = q + r.scattered;
@@ -257,7 +281,7 @@ ETAD_ALWAYS_INLINE void push_plain(T* adj, index_t i, const T* p, const index_t*
   if (pushes_nothing(a)) return;
   if (!ranged) {
     for (std::size_t j = 0; j < m; ++j)
-      if (!contributes_nothing(p[j])) adj[in[j]] = mul_add(a, p[j], adj[in[j]]);
+      if (!contributes_nothing(a, p[j])) adj[in[j]] = mul_add(a, p[j], adj[in[j]]);
   } else {
     push_range(adj, a, p, in, m);
   }
