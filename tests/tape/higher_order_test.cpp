@@ -426,6 +426,41 @@ TEST_CASE("tape higher order: a first-order adjoint of exactly 0 still carries s
   }
 }
 
+TEST_CASE("tape higher order: pow's mixed second derivative at exponent 0",
+          "[tape][higher_order]") {
+  // f = a^b: f_a = b a^(b-1), f_ab = a^(b-1) (1 + b ln a), 1/a at b = 0. The partial f_a is 0
+  // there, but must still depend on b (it was a constant 0 * a^0, and f_ab came out 0).
+  for (const double bv : {0.0, 1e-300, 0.5}) {
+    INFO("b = " << bv);
+    etad::tape outer{etad::persistent};
+    const real a = outer.variable(2.0), b = outer.variable(bv);
+    real ga, gb;
+    {
+      etad::basic_tape<real> inner;
+      const real2 ai = inner.variable(a), bi = inner.variable(b);
+      const real2 f = etad::pow(ai, bi);
+      const auto g = inner.gradient(f, ai, bi);
+      ga = g[0];
+      gb = g[1];
+    }
+    const double want = std::pow(2.0, bv - 1) * (1 + bv * std::log(2.0));
+    CHECK(outer.gradient(ga, a, b)[1] == Approx(want).epsilon(1e-15));
+    CHECK(outer.gradient(gb, a, b)[0] == Approx(want).epsilon(1e-15));
+  }
+  // Through an expression base: pow(x^2 + 1, y) at (3, 0): f_xy = 2x / (x^2 + 1) = 0.6.
+  etad::tape outer{etad::persistent};
+  const real x = outer.variable(3.0), y = outer.variable(0.0);
+  real gx;
+  {
+    etad::basic_tape<real> inner;
+    const real2 xi = inner.variable(x), yi = inner.variable(y);
+    const real2 f = etad::pow(xi * xi + 1.0, yi);
+    gx = inner.gradient(f, xi, yi)[0];
+  }
+  CHECK(gx.value() == 0.0);
+  CHECK(outer.gradient(gx, x, y)[1] == Approx(0.6).epsilon(1e-15));
+}
+
 TEST_CASE("tape higher order: loops are evaluated and compared on nested reals",
           "[tape][higher_order][loop]") {
   // evaluate() and a comparison take the loop's value on the nested tape's reals (values only).

@@ -67,6 +67,16 @@ constexpr auto pow_base_partial(const auto& a, const auto& b) {
   const bool zero = bool(b == 0);
   return (zero ? B(0) : b) * pow_folded(a, (zero ? B(1) : b) - 1);
 }
+// The same for an exponent that is an expression (pow_op): at b = 0 with a finite and nonzero,
+// the formula b a^(b-1) itself gives 0, and it is kept, so that on a nested tape this partial
+// still depends on b: d/db (b a^(b-1)) = a^(b-1) (1 + b ln a) = 1/a at b = 0 is the mixed second
+// derivative, which the constant 0 * a^0 lost (f_ab of a^b at (2, 0) came out 0 instead of 1/2).
+// At a = 0, or a infinite or NaN, the convention above.
+constexpr auto pow_variable_base_partial(const auto& a, const auto& b) {
+  using B = std::remove_cvref_t<decltype(b)>;
+  const bool zero = bool(b == 0) && !(bool(a != 0) && bool(a - a == 0));
+  return (zero ? B(0) : b) * pow_folded(a, (zero ? B(1) : b) - 1);
+}
 // d/db a^b = a^b ln a, taken as 0 at a = 0 (the limit from b > 0, where a^b = 0) instead of
 // 0 * -inf: there it is computed as 0 * ln 1. For a < 0 it is NaN: a^b is real there only at
 // integer b.
@@ -80,13 +90,14 @@ constexpr auto pow_exponent_partial(const auto& a, const auto& f) {
 }  // namespace detail
 
 /// a^b for two expressions. Domain a > 0 (a < 0 only with integer b). Partials b a^(b-1) and
-/// a^b ln a, with the conventions of detail::pow_base_partial / pow_exponent_partial at 0.
+/// a^b ln a, with the conventions of detail::pow_variable_base_partial / pow_exponent_partial
+/// at 0.
 struct pow_op {
   static constexpr std::string_view name = "pow";
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& a, const auto& b) { using std::pow; return pow(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto& f) {
-    return std::tuple{detail::pow_base_partial(a, b), detail::pow_exponent_partial(a, f)};
+    return std::tuple{detail::pow_variable_base_partial(a, b), detail::pow_exponent_partial(a, f)};
   }
 };
 
