@@ -117,6 +117,10 @@ TEMPLATE_TEST_CASE("power: pow conventions at base 0 and negative bases", "[ops]
   CHECK(at(0, 0).gradient[1] == 0);
   CHECK(at(2, 0).gradient[0] == 0);
   CHECK(at(2, 0).gradient[1] == Approx(0.693147180559945309L));
+  // Also at a subnormal x, where 1/x overflows (0 * inf by the formula), and at x = +-inf.
+  CHECK(at(std::numeric_limits<T>::denorm_min(), 0).gradient[0] == 0);
+  CHECK(at(-std::numeric_limits<T>::denorm_min(), 0).gradient[0] == 0);
+  CHECK(at(inf, 0).gradient[0] == 0);
   // Negative exponent at 0: value +inf, d/dx -inf, d/dy 0 by the base-0 convention.
   CHECK(at(0, -1).value == inf);
   CHECK(at(0, -1).gradient[0] == -inf);
