@@ -60,28 +60,29 @@ constexpr auto pow_folded(const A& a, const N& n) {
 // for a number: on a nested tape the partial is an expression of reals, and its value-initialised
 // leaves gave 0 * inf or 0 * log 0 = NaN.)
 
-// d/da a^b = b a^(b-1), taken as 0 when b = 0 (a^0 is constant, also at a = 0 where the formula
-// would give 0 * inf): there it is computed as 0 * a^0.
-constexpr auto pow_base_partial(const auto& a, const auto& b) {
+// d/da a^b = b a^(b-1), or, where `constant` says so (b = 0), 0 computed as 0 * a^0: a^0 is
+// constant, also at a = 0 where the formula would give 0 * inf.
+constexpr auto pow_base_partial_or_zero(const auto& a, const auto& b, bool constant) {
   using B = std::remove_cvref_t<decltype(b)>;
-  const bool zero = bool(b == 0);
-  return (zero ? B(0) : b) * pow_folded(a, (zero ? B(1) : b) - 1);
+  return (constant ? B(0) : b) * pow_folded(a, (constant ? B(1) : b) - 1);
 }
-// The same for an exponent that is an expression (pow_op): at b = 0 with a and 1/a finite, the
-// formula b a^(b-1) itself gives 0, and it is kept, so that on a nested tape this partial still
-// depends on b: d/db (b a^(b-1)) = a^(b-1) (1 + b ln a) = 1/a at b = 0 is the mixed second
-// derivative, which the constant 0 * a^0 lost (f_ab of a^b at (2, 0) came out 0 instead of 1/2).
-// At a = 0, a infinite or NaN, and a subnormal (1/a overflows: 0 * inf), the convention above.
-// (On a nested tape, f_aa = b (b - 1) a^(b-2) at b = 0 is then 0 * a^-2: NaN where a^-2
-// overflows, |a| < 1.5e-154 in double.)
+// For a constant exponent: 0 * a^0 whenever b = 0.
+constexpr auto pow_base_partial(const auto& a, const auto& b) {
+  return pow_base_partial_or_zero(a, b, bool(b == 0));
+}
+// For an exponent that is an expression (pow_op): at b = 0 with a and 1/a finite, the formula
+// b a^(b-1) itself gives 0, and it is kept, so that on a nested tape this partial still depends
+// on b: d/db (b a^(b-1)) = a^(b-1) (1 + b ln a) = 1/a at b = 0 is the mixed second derivative,
+// which the constant 0 * a^0 lost (f_ab of a^b at (2, 0) came out 0 instead of 1/2). At a = 0,
+// a infinite or NaN, and a subnormal (1/a overflows: 0 * inf), 0 * a^0 as above. (On a nested
+// tape, f_aa = b (b - 1) a^(b-2) at b = 0 is then 0 * a^-2: NaN where a^-2 overflows,
+// |a| < 1.5e-154 in double.)
 constexpr bool pow_base_formula_finite(const auto& a) {
   const auto r = 1 / a;
   return bool(a - a == 0) && bool(r - r == 0);  // a and 1/a finite (a = 0: 1/a = inf)
 }
 constexpr auto pow_variable_base_partial(const auto& a, const auto& b) {
-  using B = std::remove_cvref_t<decltype(b)>;
-  const bool zero = bool(b == 0) && !pow_base_formula_finite(a);
-  return (zero ? B(0) : b) * pow_folded(a, (zero ? B(1) : b) - 1);
+  return pow_base_partial_or_zero(a, b, bool(b == 0) && !pow_base_formula_finite(a));
 }
 // d/db a^b = a^b ln a, taken as 0 at a = 0 (the limit from b > 0, where a^b = 0) instead of
 // 0 * -inf: there it is computed as 0 * ln 1. For a < 0 it is NaN: a^b is real there only at

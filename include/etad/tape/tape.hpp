@@ -399,11 +399,9 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
     }
     // A foreign source, found after the sweep: the call did not happen (a non-persistent tape
     // can still answer), although out may have been written.
-    for (const auto& s : sources)
-      if (s.epoch() != 0 && s.epoch() != epoch_) [[unlikely]] {
-        used_ = was_used;
-        check(s, "a source");
-      }
+    used_ = was_used;
+    for (const auto& s : sources) check(s, "a source");
+    used_ = true;
   } else if (contiguous != 0) {
     // Consecutive sources: a contiguous copy (a loop: rep movsb is slower at these sizes).
     const T* __restrict a = adj + contiguous;

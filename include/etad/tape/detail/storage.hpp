@@ -524,6 +524,7 @@ public:
       sweep_long(adj, hi, lo);
   }
 
+private:
   // Both kinds of sweep are out of line: with either inlined, gradient() grew past what g++
   // inlines into its caller, and chain/10 took 65 more instructions per gradient.
   [[gnu::noinline]] void sweep_short(T* adj, index_t hi, index_t lo) const {
@@ -549,7 +550,6 @@ public:
     return true;
   }
 
-private:
   // sweep_adjoints past the short sweeps: the register sweep, block by block.
   [[gnu::noinline]] void sweep_long(T* adj, index_t hi, index_t lo) const {
     std::size_t bi = top_block(hi, lo);
