@@ -92,6 +92,75 @@ TEST_CASE("tape map_sum: gated functions, constants and empty ranges", "[tape][m
   CHECK(etad::map_sum([](auto a) { return etad::exp(a); }, none).value() == 0.0);
 }
 
+TEST_CASE("tape map_sum: an argument reached only through stop_gradient, floor or a comparison is unconnected", "[tape][map_reduce]") {
+  // As for a scalar statement (and TensorFlow's ops): such arguments get no gradient at all, so
+  // the statement does not list them and unconnected::none reports no value, not 0.
+  etad::tape t{etad::persistent};
+  std::vector<real> x, w;
+  for (const double v : {0.5, -1.5, 2.0}) x.push_back(t.variable(v));
+  for (const double v : {1.0, 2.0}) w.push_back(t.variable(v));
+  const real s = t.variable(1.7);   // a scale used under stop_gradient only
+  const real c = t.variable(0.25);  // a threshold used only in a comparison
+  const real f = t.variable(2.6);   // used only under floor
+  const std::vector<double> data{3.0, 1.0, -2.0};
+  const std::vector<double> X{1.0, 0.5, -1.0, 2.0, 0.25, 0.75};  // 3 rows x 2 columns
+  const std::size_t p0 = t.partials();
+  const real m = etad::map_sum(
+      [](auto y, auto xi, auto sc, auto thr, auto fl, auto xw) {
+        return etad::select(xi > thr, xi * y, -xi) * etad::stop_gradient(sc) + etad::floor(fl) +
+               etad::stop_gradient(xw);
+      },
+      data, x, s, c, f, etad::rows_times(X, w));
+  CHECK(t.partials() - p0 == x.size());  // x's elements only
+  // value and d/dx_i by hand: select(x_i > c, x_i y_i, -x_i) * s + floor(f) + (X w)_i
+  double v = 0;
+  std::vector<double> dx(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double xi = x[i].value(), xw = X[2 * i] * 1.0 + X[2 * i + 1] * 2.0;
+    v += (xi > 0.25 ? xi * data[i] : -xi) * 1.7 + 2.0 + xw;
+    dx[i] = (xi > 0.25 ? data[i] : -1.0) * 1.7;
+  }
+  CHECK(m.value() == Approx(v).epsilon(1e-15));
+  const std::vector<real> targets{m};
+  const std::vector<real> sources{x[0], x[1], x[2], s, c, f, w[0], w[1]};
+  const auto none = t.gradients(targets, sources);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    REQUIRE(none[i].has_value());
+    CHECK(*none[i] == Approx(dx[i]).epsilon(1e-15));
+  }
+  for (std::size_t k = x.size(); k < sources.size(); ++k) {
+    INFO("source " << k);
+    CHECK_FALSE(none[k].has_value());
+  }
+  const auto zero = t.gradients(targets, sources, {.unconnected_gradients = etad::unconnected::zero});
+  for (std::size_t k = x.size(); k < sources.size(); ++k) CHECK(zero[k] == 0.0);
+  // No argument reached: still a value on the tape (a statement of no inputs, as a scalar
+  // statement whose reals are all under stop_gradient), from which x is unconnected.
+  const std::size_t statements = t.statements(), p1 = t.partials();
+  const real k = etad::map_sum([](auto a, auto b) { return etad::stop_gradient(a) * b; }, x, 2.0);
+  CHECK_FALSE(k.is_constant());
+  CHECK(t.statements() == statements + 1);
+  CHECK(t.partials() == p1);
+  CHECK(k.value() == Approx(2.0 * (0.5 - 1.5 + 2.0)).epsilon(1e-15));
+  const std::vector<real> from_k{k};
+  for (const auto& g : t.gradients(from_k, x)) CHECK_FALSE(g.has_value());
+  CHECK(t.gradient(k, k)[0] == 1.0);
+  // The same written as scalar statements behaves alike.
+  const real k2 = etad::stop_gradient(x[0]) * 2.0;
+  CHECK_FALSE(k2.is_constant());
+  // An argument that is not an input is still checked: a real of another tape is an error, and
+  // the tape stays as it was.
+  real foreign;
+  {
+    etad::tape other;
+    foreign = other.variable(3.0);
+  }
+  const std::size_t before = t.statements();
+  CHECK_THROWS_AS(etad::map_sum([](auto a, auto b) { return etad::stop_gradient(b) * a; }, x, foreign),
+                  etad::error);
+  CHECK(t.statements() == before);
+}
+
 TEST_CASE("tape quadratic_form: x^T A x with gradient (A + A^T) x", "[tape][map_reduce]") {
   etad::tape t;
   const std::array<real, 2> x{t.variable(1.0), t.variable(-2.0)};

@@ -123,6 +123,19 @@ struct traced {
   using slots = decltype(slots_of(std::declval<const roots&>()));
 };
 
+/// Whether expression E reaches input I (a placeholder arg<I>) through differentiable rules only:
+/// under stop_gradient, floor (any rule with differentiable = false) or a comparison the input
+/// gets no gradient at all. map_sum lists only such inputs on the tape, so that the others stay
+/// unconnected (unconnected::none), as the scalar statements' inputs (tape/real.hpp) and
+/// TensorFlow's ops do.
+template <class E, std::size_t I>
+inline constexpr bool reaches_input_v = false;
+template <std::size_t J, std::size_t Level, std::size_t I>
+inline constexpr bool reaches_input_v<arg<J, Level>, I> = J == I;
+template <class Op, class... C, std::size_t I>
+inline constexpr bool reaches_input_v<node<Op, C...>, I> =
+    is_differentiable_v<Op> && (reaches_input_v<C, I> || ...);
+
 /// One traced program: roots, their frames, and a sweep at a point.
 template <class S, std::size_t N, class Key, class Roots = typename Key::roots>
 struct program;
@@ -131,6 +144,9 @@ template <class S, std::size_t N, class Key, std::size_t... I, class... E>
 struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   static constexpr std::size_t outputs = sizeof...(E);
   static constexpr std::size_t size = sum_of({node_count_v<E>...});  // nodes, all outputs
+  /// Whether some output reaches input J through differentiable rules (reaches_input_v).
+  template <std::size_t J>
+  static constexpr bool reaches_input = (reaches_input_v<E, J> || ...);
   flat_list<E...> roots;
   sweep<S, N, Key> sw{};
   flat_list<frame<E, S>...> frames{};

@@ -83,16 +83,23 @@ std::span<const T> gathered_values(std::span<const real<T>> x) {
 
 /// Records one statement from gathered inputs and partials (same order). The last `tail`
 /// inputs (one range argument's) are stored as a range when their indices are consecutive.
-/// Returns a constant when nothing is on a tape.
+/// `unlisted` are the other reals the statement's value depends on (through no derivative):
+/// checked like the inputs, and the statement is recorded when any of them is on the tape, with
+/// no inputs, as a scalar statement whose reals are all under stop_gradient is. Returns a
+/// constant when nothing is on a tape.
 template <class T>
 real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> partials,
-                           const T& value, std::size_t tail) {
+                           const T& value, std::size_t tail, std::span<const real<T>> unlisted) {
   const std::size_t n = inputs.size(), head = n - tail;
   basic_tape<T>* t = basic_tape<T>::current();
   range_info info = scan_range<T>(inputs.subspan(head), t, [](auto&&...) {});
   if (head != 0) {
     const range_info front = scan_range<T>(inputs.first(head), t, [](auto&&...) {});
     info.any = info.any || front.any;
+  }
+  if (!unlisted.empty()) {
+    const range_info other = scan_range<T>(unlisted, t, [](auto&&...) {});
+    info.any = info.any || other.any;
   }
   if (!info.any) return real<T>(value);
   if (t == nullptr) no_tape_for_reduction<T>();
@@ -153,7 +160,9 @@ auto rows_times(const M& matrix, const R& w) {
 /// range (of numbers or of reals; all ranges of one length n >= 0), rows_times(X, w) (a range of
 /// length rows(X)), or a scalar (a number or a real) broadcast to every i. Recorded as one
 /// statement: one partial per scalar real, one per element of each range of reals, one per element
-/// of each rows_times' w. With no real anywhere it is just a number (as a constant).
+/// of each rows_times' w, for the arguments f reaches through differentiable rules (one used
+/// only under stop_gradient, floor or a comparison is not an input: unconnected, as in
+/// TensorFlow). With no real anywhere it is just a number (as a constant).
 template <class F, class... A>
 auto map_sum(F f, const A&... args) {
   using T = typename detail::map_scalar<detail::broadcast_element_t<A>...>::type;
@@ -183,15 +192,29 @@ auto map_sum(F f, const A&... args) {
   };
   (length(args), ...);
 
-  // Which arguments are active (carry reals): their partials go on the tape.
-  constexpr std::array<bool, k> scalar_real{(!detail::broadcast_range<A> && detail::is_real_v<A>)...};
-  constexpr std::array<bool, k> range_real{
-      (detail::broadcast_range<A> && detail::is_real_v<detail::broadcast_element_t<A>>)...};
+  auto program = detail::make_program<T, k>(f);
+  using P = decltype(program);
+  static_assert(P::outputs == 1, "etad: map_sum's function must return one value");
+
+  // Which arguments are inputs of the statement: those that carry reals and that f reaches
+  // through differentiable rules (an argument used only under stop_gradient, floor or a
+  // comparison gets no gradient: not listed, it stays unconnected, as in TensorFlow).
+  using Args = std::make_index_sequence<k>;
+  constexpr std::array<bool, k> scalar_real = []<std::size_t... J>(std::index_sequence<J...>) {
+    return std::array<bool, k>{
+        (!detail::broadcast_range<A> && detail::is_real_v<A> && P::template reaches_input<J>)...};
+  }(Args{});
+  constexpr std::array<bool, k> range_real = []<std::size_t... J>(std::index_sequence<J...>) {
+    return std::array<bool, k>{(detail::broadcast_range<A> &&
+                                detail::is_real_v<detail::broadcast_element_t<A>> &&
+                                P::template reaches_input<J>)...};
+  }(Args{});
+  // rows_times' w is an input when f reaches that argument.
+  constexpr bool rows_reached = []<std::size_t... J>(std::index_sequence<J...>) {
+    return ((detail::is_rows_times_v<A> && P::template reaches_input<J>) || ...);
+  }(Args{});
   constexpr std::size_t rows_count = (std::size_t(detail::is_rows_times_v<A>) + ...);
   static_assert(rows_count <= 1, "etad: map_sum takes at most one rows_times argument");
-
-  auto program = detail::make_program<T, k>(f);
-  static_assert(decltype(program)::outputs == 1, "etad: map_sum's function must return one value");
 
   std::array<T, k> scalar_partial{};
   std::size_t range_inputs = 0;
@@ -241,7 +264,7 @@ auto map_sum(F f, const A&... args) {
         offset += n;
       }
     }
-    if constexpr (rows_count != 0) {
+    if constexpr (rows_reached) {
       // w's partials: += g * X_i (the hand-written AXPY).
       auto axpy = [&](const auto& a, const T& gj) {
         if constexpr (detail::is_rows_times_v<std::remove_cvref_t<decltype(a)>>) {
@@ -266,30 +289,41 @@ auto map_sum(F f, const A&... args) {
     if (scalar_real[j]) partials.push_back(scalar_partial[j]);
   partials.insert(partials.end(), range_partial.begin(), range_partial.end());
   std::size_t tail = 0;
-  auto gather = [&](const auto& a) {
+  // Appends argument a's reals to the inputs when `listed` (a std::bool_constant: scalar_real,
+  // range_real or rows_reached for it), else to `unlisted`.
+  thread_local std::vector<real<T>> unlisted;
+  unlisted.clear();
+  auto gather = [&](const auto& a, auto listed) {
     using X = std::remove_cvref_t<decltype(a)>;
+    constexpr bool input = decltype(listed)::value;
+    std::vector<real<T>>& to = input ? inputs : unlisted;
     if constexpr (detail::is_rows_times_v<X>) {
-      inputs.insert(inputs.end(), a.w.begin(), a.w.end());
-      tail = a.w.size();
+      to.insert(to.end(), a.w.begin(), a.w.end());
+      if (input) tail = a.w.size();
     } else if constexpr (detail::broadcast_range<X>) {
       if constexpr (detail::is_real_v<detail::broadcast_element_t<X>>) {
-        inputs.insert(inputs.end(), std::ranges::begin(a), std::ranges::end(a));
-        tail = std::ranges::size(a);
+        to.insert(to.end(), std::ranges::begin(a), std::ranges::end(a));
+        if (input) tail = std::ranges::size(a);
       }
     } else if constexpr (detail::is_real_v<X>) {
-      inputs.push_back(a);
+      to.push_back(a);
     }
   };
   // Scalars first, then ranges, then rows_times, matching the partials' order.
+  [&]<std::size_t... J>(std::index_sequence<J...>) {
+    ([&] {
+      if constexpr (!detail::broadcast_range<A> && !detail::is_rows_times_v<A>)
+        gather(args, std::bool_constant<scalar_real[J]>{});
+    }(), ...);
+    ([&] {
+      if constexpr (detail::broadcast_range<A>) gather(args, std::bool_constant<range_real[J]>{});
+    }(), ...);
+  }(Args{});
   ([&] {
-    if constexpr (!detail::broadcast_range<A> && !detail::is_rows_times_v<A>) gather(args);
+    if constexpr (detail::is_rows_times_v<A>) gather(args, std::bool_constant<rows_reached>{});
   }(), ...);
-  ([&] { if constexpr (detail::broadcast_range<A>) gather(args); }(), ...);
-  if constexpr (rows_count != 0) {
-    ([&] { if constexpr (detail::is_rows_times_v<A>) gather(args); }(), ...);
-    partials.insert(partials.end(), w_partial.begin(), w_partial.end());
-  }
-  return detail::gathered_statement<T>(inputs, partials, total, tail);
+  if constexpr (rows_reached) partials.insert(partials.end(), w_partial.begin(), w_partial.end());
+  return detail::gathered_statement<T>(inputs, partials, total, tail, unlisted);
 }
 
 }  // namespace etad
