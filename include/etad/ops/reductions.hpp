@@ -24,6 +24,17 @@ struct pack {
   static constexpr std::size_t size = sizeof...(E);
   detail::flat_tuple<E...> items;
   constexpr explicit pack(const E&... e) : items{e...} {}
+  /// Elements have types of their own, so an index must be a constant: get<I>(p), not p[i].
+  // (A deduced return type: the assertion then fires when the call is seen, ahead of the
+  // errors that using its result would cause.)
+  template <class I>
+  constexpr auto operator[](const I&) const {
+    static_assert(sizeof(I) == 0,
+                  "etad: a pack of placeholders has no operator[] (each element has a type of "
+                  "its own); write get<0>(x), get<1>(x), ... or use the reductions sum(x), "
+                  "dot(x, ...)");
+    return *this;
+  }
 };
 template <class... E>
 pack(const E&...) -> pack<E...>;

@@ -62,7 +62,8 @@ constexpr auto trace(F& f) {
   static_assert(invocable_with_placeholders_v<F, std::make_index_sequence<N>, Level>,
                 "etad: f cannot be called with one etad placeholder per input; write f as a "
                 "generic lambda with one auto parameter per input, e.g. [](auto x, auto y) { "
-                "return x * y; }");
+                "return x * y; } (for gradient(f, std::array), one parameter for the whole pack, "
+                "whose elements are get<0>(x), get<1>(x), ...)");
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return f(arg<I, Level>{}...);
   }(std::make_index_sequence<N>{});
@@ -123,6 +124,15 @@ struct traced {
   using slots = decltype(slots_of(std::declval<const roots&>()));
 };
 
+/// Whether every leaf of expression E is a placeholder of level Level or a constant: not a
+/// placeholder of an enclosing function nor a real (a loop body's, a map_sum function's).
+template <class E, std::size_t Level>
+inline constexpr bool own_leaves_v = !is_active_leaf_v<E>;
+template <std::size_t I, std::size_t L, std::size_t Level>
+inline constexpr bool own_leaves_v<arg<I, L>, Level> = L == Level;
+template <class Op, class... C, std::size_t Level>
+inline constexpr bool own_leaves_v<node<Op, C...>, Level> = all_v<own_leaves_v<C, Level>...>;
+
 /// Whether expression E reaches input I (a placeholder arg<I>) through differentiable rules only:
 /// under stop_gradient, floor (any rule with differentiable = false) or a comparison the input
 /// gets no gradient at all. map_sum lists only such inputs on the tape, so that the others stay
@@ -134,7 +144,7 @@ template <std::size_t J, std::size_t Level, std::size_t I>
 inline constexpr bool reaches_input_v<arg<J, Level>, I> = J == I;
 template <class Op, class... C, std::size_t I>
 inline constexpr bool reaches_input_v<node<Op, C...>, I> =
-    is_differentiable_v<Op> && (reaches_input_v<C, I> || ...);
+    is_differentiable_v<Op> && any_v<reaches_input_v<C, I>...>;
 
 /// One traced program: roots, their frames, and a sweep at a point.
 template <class S, std::size_t N, class Key, class Roots = typename Key::roots>
@@ -146,7 +156,10 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   static constexpr std::size_t size = sum_of({node_count_v<E>...});  // nodes, all outputs
   /// Whether some output reaches input J through differentiable rules (reaches_input_v).
   template <std::size_t J>
-  static constexpr bool reaches_input = (reaches_input_v<E, J> || ...);
+  static constexpr bool reaches_input = any_v<reaches_input_v<E, J>...>;
+  /// Whether every leaf of every output is a placeholder of level Level or a constant.
+  template <std::size_t Level>
+  static constexpr bool own_leaves = all_v<own_leaves_v<E, Level>...>;
   flat_list<E...> roots;
   sweep<S, N, Key> sw{};
   flat_list<frame<E, S>...> frames{};

@@ -41,15 +41,6 @@ inline constexpr std::size_t arg_level_v<arg<I, L>> = L;
 template <class Op, class... C>
 inline constexpr std::size_t arg_level_v<node<Op, C...>> = max_of({arg_level_v<C>...});
 
-/// Whether every leaf of a loop body's expression E is the body's own (a placeholder of level
-/// Level) or a constant: not a placeholder of an enclosing function nor a real.
-template <class E, std::size_t Level>
-inline constexpr bool own_leaves_v = !is_active_leaf_v<E>;
-template <std::size_t I, std::size_t L, std::size_t Level>
-inline constexpr bool own_leaves_v<arg<I, L>, Level> = L == Level;
-template <class Op, class... C, std::size_t Level>
-inline constexpr bool own_leaves_v<node<Op, C...>, Level> = all_v<own_leaves_v<C, Level>...>;
-
 // Named so that the compiler's note on a failing assertion shows the body's type. The body is
 // called as const (loop_op holds it in a const rule): a mutable lambda does not qualify.
 template <class Body, std::size_t N, std::size_t Level>

@@ -28,7 +28,8 @@ namespace detail {
 template <class E>
 inline constexpr std::size_t active_leaf_count = is_active_leaf_v<E> ? 1 : 0;
 template <class Op, class... C>
-inline constexpr std::size_t active_leaf_count<node<Op, C...>> = (active_leaf_count<C> + ... + 0);
+inline constexpr std::size_t active_leaf_count<node<Op, C...>> =
+    sum_of({active_leaf_count<C>...});
 
 /// The active leaves that are a statement's inputs: those reached through differentiable rules
 /// only. A leaf under stop_gradient, floor (any rule with differentiable = false) or a
@@ -39,7 +40,7 @@ template <class E>
 inline constexpr std::size_t input_leaf_count = is_active_leaf_v<E> ? 1 : 0;
 template <class Op, class... C>
 inline constexpr std::size_t input_leaf_count<node<Op, C...>> =
-    is_differentiable_v<Op> ? (input_leaf_count<C> + ... + 0) : 0;
+    is_differentiable_v<Op> ? sum_of({input_leaf_count<C>...}) : 0;
 
 // Visits every active leaf occurrence of e (Inputs: only those input_leaf_count counts) with
 // the adjoint its frame accumulated.

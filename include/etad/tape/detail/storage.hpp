@@ -366,7 +366,7 @@ public:
   index_t append_empty(std::size_t count) {
     if (count > std::size_t(std::numeric_limits<index_t>::max() - next_))
       throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
-                  "computations, or split the computation with checkpoints");
+                  "computations");
     const index_t first_defined = next_;
     sync();
     if (only_variables()) {
@@ -727,7 +727,7 @@ private:
   [[gnu::cold, gnu::noinline]] void make_room(std::size_t n) {
     if (next_ == std::numeric_limits<index_t>::max())
       throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
-                  "computations, or split the computation with checkpoints");
+                  "computations");
     if (n >= range_flag)
       throw error("etad: one statement of " + std::to_string(n) + " partials is more than a tape "
                   "holds (2^31 - 1); split the reduction into smaller ones");
