@@ -461,6 +461,66 @@ TEST_CASE("tape higher order: pow's mixed second derivative at exponent 0",
   CHECK(outer.gradient(gx, x, y)[1] == Approx(0.6).epsilon(1e-15));
 }
 
+TEST_CASE("tape higher order: a loop parameter not reached yet adds nothing on nested tapes",
+          "[tape][higher_order][loop]") {
+  // s <- sqrt(s) + p once, from s = 0: d/dp = 1 (sqrt's partial at 0 is inf, and the partial
+  // with respect to p before the iteration is a constant 0: inf * 0 must not be computed, as
+  // statically and on a double tape). d2/dp ds0 = d2/dp2 = 0.
+  const auto f = [](auto s0, auto p) {
+    return etad::loop(1, [](auto s, auto p) { return sqrt(s) + p; }, s0, p);
+  };
+  REQUIRE(etad::gradient(f, 0.0, 2.0).gradient[1] == 1.0);
+  etad::tape outer{etad::persistent};
+  const real s0 = outer.variable(0.0), p = outer.variable(2.0);
+  std::array<real, 2> g;
+  {
+    etad::basic_tape<real> inner;
+    const real2 si = inner.variable(s0), pi = inner.variable(p);
+    const real2 z = f(si, pi);
+    CHECK(z.value().value() == 2.0);
+    g = inner.gradient(z, si, pi);
+  }
+  CHECK(g[1].value() == 1.0);
+  CHECK(outer.gradient(g[1], s0, p) == std::array{0.0, 0.0});
+  // A parameter whose partial is 0 but depends on the outer variables keeps that dependence:
+  // s <- s * p + q twice from s = 0 at q = 0 gives s = p q + q, d/dp = q, d2/dp dq = 1.
+  const auto h = etad_tape_test::nested_hessian(
+      [](auto s0, auto p, auto q) {
+        return etad::loop(2, [](auto s, auto p, auto q) { return s * p + q; }, s0, p, q);
+      },
+      std::array{0.0, 1.5, 0.0});
+  CHECK(h[1][2] == 1.0);
+  CHECK(h[2][1] == 1.0);
+  CHECK(h[1][1] == 0.0);
+}
+
+TEST_CASE("tape higher order: bool constants in conditions on nested tapes", "[tape][higher_order]") {
+  // select(true, ...) and `comparison && flag` keep their bool on nested reals (they did not
+  // compile there: the bool became a real).
+  const auto sel = [](auto x) { return etad::select(true, x * x, x); };
+  const auto hs = etad_tape_test::nested_hessian(sel, std::array{3.0});
+  CHECK(hs[0][0] == 2.0);
+  // z <- z y while z < 100 and fewer than 10 steps, from z = 2 y at y = 3: z = 2 y^4 (three
+  // steps), dz/dy = 8 y^3 = 216, d2z/dy2 = 24 y^2 = 216.
+  etad::tape outer;
+  const real y = outer.variable(3.0);
+  real d;
+  {
+    etad::basic_tape<real> inner;
+    const real2 yi = inner.variable(y);
+    real2 z = 2.0 * yi;
+    int n = 0;
+    while (z < 100.0 && n < 10) {
+      z = z * yi;
+      ++n;
+    }
+    CHECK(n == 3);
+    d = inner.gradient(z, yi)[0];
+  }
+  CHECK(d.value() == 216.0);
+  CHECK(outer.gradient(d, y)[0] == 216.0);
+}
+
 TEST_CASE("tape higher order: loops are evaluated and compared on nested reals",
           "[tape][higher_order][loop]") {
   // evaluate() and a comparison take the loop's value on the nested tape's reals (values only).

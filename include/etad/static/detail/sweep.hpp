@@ -20,10 +20,15 @@
 
 namespace etad::detail {
 
-/// The type of an expression's value when the inputs are S: bool for comparisons, else S.
+/// The type of an expression's value when the inputs are S: bool for comparisons and for bool
+/// constants (a condition written as true or as `x < 1 && flag`), else S.
 template <class E, class S>
 struct value_type_of {
   using type = S;
+};
+template <class S>
+struct value_type_of<constant<bool>, S> {
+  using type = bool;
 };
 template <class Op, class... C, class S>
   requires is_predicate_v<Op>
@@ -255,7 +260,7 @@ struct sweep {
     else if constexpr (is_active_leaf_v<E>)
       return e.value();
     else if constexpr (!is_node_v<E>)
-      return static_cast<S>(e.value);
+      return static_cast<value_t<E, S>>(e.value);
     else if constexpr (E::input_only)
       return get<slot<E>>(slot_value);
     else
