@@ -12,8 +12,8 @@ int main() {
   const std::array<double, 4> a{1.0, 0.0, 0.0, 1.0};  // identity, row-major
   const std::array<double, 4> b{0.0, 1.0, 1.0, 0.0};  // the swap
 #ifdef ETAD_SHOULD_FAIL
-  const etad::real<double> y =
-      etad::map_sum([](auto u, auto v) { return u * v; }, etad::rows_times(a, w), etad::rows_times(b, w));
+  const etad::real<double> y = etad::map_sum([](auto u, auto v) { return u * v; },
+                                             etad::rows_times(a, w), etad::rows_times(b, w));
 #else
   // B w written out as two expressions: (w1, w0).
   const std::vector<etad::real<double>> bw{b[0] * w[0] + b[1] * w[1], b[2] * w[0] + b[3] * w[1]};
