@@ -1,7 +1,8 @@
 // ETAD_EXPECT: etad: a product rule cannot be gated; drop `product` or `gated`
 // A product rule (its value the product of its arguments) that also declares a gate: the static
 // sweep merges a product tree's repeated factors (x * x gets ONE partial, 2 x) and has no place
-// to apply a gate to the merged partial.
+// to apply a gate to the merged partial. The rule is rejected wherever it is applied, here to
+// two different inputs (no repeated factor), not only where a factor repeats.
 #include <etad/etad.hpp>
 
 #include <array>
@@ -28,7 +29,7 @@ struct times_op {
 inline constexpr etad::op_fn<times_op> times{};
 
 int main() {
-  // x * x repeats the input-only factor x, so the sweep merges it: d/dx x^2 = 2 x = 6 at x = 3.
-  const auto r = etad::gradient([](auto x) { return times(x, x); }, 3.0);
-  return r.value == 9.0 && r.gradient[0] == 6.0 ? 0 : 1;
+  // d/dx x y = y = 2, d/dy x y = x = 3 at (3, 2).
+  const auto r = etad::gradient([](auto x, auto y) { return times(x, y); }, 3.0, 2.0);
+  return r.value == 6.0 && r.gradient[0] == 2.0 && r.gradient[1] == 3.0 ? 0 : 1;
 }

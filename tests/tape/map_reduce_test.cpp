@@ -200,6 +200,16 @@ TEST_CASE("tape matvec: one statement per row, the row as partials", "[tape][map
   // Composed: d/dx sum(A x) = the column sums of A.
   const real s = etad::sum(y);
   CHECK(t.gradient(s, x[0], x[1]) == std::array{3.0, 2.5});  // 1 - 1 + 3, 2 + 0.5 + 0
+  // n = 0: an m x 0 matrix (no entries) times an empty x is m zeros, constants, as the vector
+  // form's empty result and quadratic_form's 0 for an empty x.
+  const std::vector<real> none;
+  const std::vector<double> no_entries;
+  std::array<real, 2> zeros{t.variable(7.0), t.variable(8.0)};
+  etad::matvec(no_entries, none, zeros);
+  CHECK(zeros[0].value() == 0.0);
+  CHECK(zeros[1].value() == 0.0);
+  CHECK(zeros[0].is_constant());
+  CHECK(etad::matvec(no_entries, none).empty());
 }
 
 TEST_CASE("tape matvec: out may overlap x (x = A x in place)", "[tape][map_reduce]") {

@@ -2,6 +2,7 @@
 // Compile-time misuse is a static_assert; misuse only visible at run time throws etad::error.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -13,5 +14,12 @@ class error : public std::logic_error {
 public:
   using std::logic_error::logic_error;
 };
+
+namespace detail {
+/// "1 source", "2 sources": a count and a noun for error messages.
+inline std::string count_of(std::size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+}  // namespace detail
 
 }  // namespace etad

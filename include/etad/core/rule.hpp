@@ -112,6 +112,10 @@ constexpr auto apply(const Rule& rule, const A&... a) {
     static_assert(detail::rule_called_with_its_arity<Rule, sizeof...(A), Rule::arity>,
                   "etad: a rule was applied to a different number of arguments than its arity; "
                   "pass exactly `arity` arguments, or drop `arity` if the rule is variadic");
+  // Checked here, where every use of the rule passes, and not only in the static sweep of a
+  // product tree (which would let a rule pass its own tests and fail in a later formula).
+  static_assert(!(is_product_v<Rule> && is_gated_v<Rule>),
+                "etad: a product rule cannot be gated; drop `product` or `gated`");
   if constexpr (detail::any_v<expression<A>...>)
     return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
   else

@@ -67,7 +67,7 @@ auto quadratic_form(const M& matrix, const R& range) {
 }
 
 /// A x for a constant m x n matrix A (row-major, m*n numbers), written to out (m reals), each
-/// one statement with n partials (row i of A). Allocates nothing in steady state. out may
+/// one statement with n partials (row i of A); with n = 0, m constant zeros. Allocates nothing in steady state. out may
 /// overlap x (x = A x in place): the results then go through a scratch vector first, since
 /// every row's statement reads all of x.
 template <detail::real_range R, class M>
@@ -77,7 +77,7 @@ void matvec(const M& matrix, const R& range, std::span<real<typename detail::rea
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   const std::size_t n = x.size();
   const std::size_t size = std::ranges::size(matrix);
-  if (n == 0 || size != out.size() * n)
+  if (size != out.size() * n)
     throw error("etad: matvec needs an m x n matrix (row-major, m*n entries) for n = " +
                 std::to_string(n) + " values and m = " + std::to_string(out.size()) +
                 " outputs, but the matrix has " + std::to_string(size) + " entries");

@@ -62,6 +62,10 @@ template <class... A>
 struct map_scalar {
   using type = std::common_type_t<std::conditional_t<std::is_integral_v<A>, double, A>...>;
 };
+template <>
+struct map_scalar<> {  // (no arguments: map_sum's assertion says so; no follow-on error here)
+  using type = double;
+};
 template <class... A>
   requires(is_real_v<A> || ...)
 struct map_scalar<A...> {
@@ -168,7 +172,7 @@ auto map_sum(F f, const A&... args) {
   using T = typename detail::map_scalar<detail::broadcast_element_t<A>...>::type;
   constexpr std::size_t k = sizeof...(A);
   static_assert(k > 0, "etad: map_sum needs at least one argument after the function");
-  static_assert(((detail::broadcast_range<A> || detail::is_rows_times_v<A>) || ...),
+  static_assert(k == 0 || ((detail::broadcast_range<A> || detail::is_rows_times_v<A>) || ...),
                 "etad: map_sum needs at least one range argument to map over; for scalars only, "
                 "call the function directly");
 

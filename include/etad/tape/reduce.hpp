@@ -118,7 +118,8 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   const index_t first = xs[0].index();
   if (gaps == 0 && first != 0 && n < range_flag) {
 #if ETAD_CHECKED
-    if (!paused && (t == nullptr || xs[0].epoch() != t->epoch())) foreign_real_in_reduction();
+    // (With no tape at all, range_statement reports that instead.)
+    if (!paused && t != nullptr && xs[0].epoch() != t->epoch()) foreign_real_in_reduction();
 #endif
     r.any = !paused;
     r.contiguous = true;
@@ -134,7 +135,7 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
     all |= xs[k].index();
 #if ETAD_CHECKED
     const std::uint32_t e = xs[k].epoch();
-    foreign |= (e != 0) & (t == nullptr || e != epoch);
+    foreign |= (t != nullptr) & (e != 0) & (e != epoch);
 #endif
   }
 #if ETAD_CHECKED

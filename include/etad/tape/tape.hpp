@@ -367,8 +367,8 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   // targets' loops, the options, the flags) was a third of a small evaluation's instructions.
   // The checks are sweep()'s, in the same order.
   if (out.size() != sources.size())
-    throw error("etad: gradient() got " + std::to_string(out.size()) + " output slots for " +
-                std::to_string(sources.size()) + " sources; give one slot per source");
+    throw error("etad: gradient() got " + detail::count_of(out.size(), "output slot") + " for " +
+                detail::count_of(sources.size(), "source") + "; give one slot per source");
   claim_gradient();
   check(target, "a target");
   const std::size_t m = sources.size();
