@@ -91,9 +91,10 @@ std::span<const T> gathered_values(std::span<const real<T>> x) {
 /// checked like the inputs, and the statement is recorded when any of them is on the tape, with
 /// no inputs, as a scalar statement whose reals are all under stop_gradient is. Returns a
 /// constant when nothing is on a tape.
-template <class T>
+template <class T, bool Unlisted = false>
 real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> partials,
-                           const T& value, std::size_t tail, std::span<const real<T>> unlisted) {
+                           const T& value, std::size_t tail,
+                           [[maybe_unused]] std::span<const real<T>> unlisted = {}) {
   const std::size_t n = inputs.size(), head = n - tail;
   basic_tape<T>* t = basic_tape<T>::current();
   range_info info = scan_range<T>(inputs.subspan(head), t, [](auto&&...) {});
@@ -101,7 +102,7 @@ real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> p
     const range_info front = scan_range<T>(inputs.first(head), t, [](auto&&...) {});
     info.any = info.any || front.any;
   }
-  if (!unlisted.empty()) {
+  if constexpr (Unlisted) {
     const range_info other = scan_range<T>(unlisted, t, [](auto&&...) {});
     info.any = info.any || other.any;
   }
@@ -298,13 +299,23 @@ auto map_sum(F f, const A&... args) {
   partials.insert(partials.end(), range_partial.begin(), range_partial.end());
   std::size_t tail = 0;
   // Appends argument a's reals to the inputs when `listed` (a std::bool_constant: scalar_real,
-  // range_real or rows_reached for it), else to `unlisted`.
-  thread_local std::vector<real<T>> unlisted;
-  unlisted.clear();
+  // range_real or rows_reached for it), else to `unlisted` (only when some argument with reals
+  // is not reached: otherwise this buffer is not touched at all).
+  constexpr bool some_unlisted = []<std::size_t... J>(std::index_sequence<J...>) {
+    return ((detail::is_real_v<detail::broadcast_element_t<A>> && !P::template reaches_input<J>) ||
+            ...);
+  }(Args{});
+  std::vector<real<T>>* unlisted = nullptr;
+  if constexpr (some_unlisted) {
+    thread_local std::vector<real<T>> buffer;
+    buffer.clear();
+    unlisted = &buffer;
+  }
   auto gather = [&](const auto& a, auto listed) {
     using X = std::remove_cvref_t<decltype(a)>;
     constexpr bool input = decltype(listed)::value;
-    std::vector<real<T>>& to = input ? inputs : unlisted;
+    if constexpr (!input && !some_unlisted) return;
+    std::vector<real<T>>& to = input ? inputs : *unlisted;
     if constexpr (detail::is_rows_times_v<X>) {
       to.insert(to.end(), a.w.begin(), a.w.end());
       if (input) tail = a.w.size();
@@ -331,7 +342,10 @@ auto map_sum(F f, const A&... args) {
     if constexpr (detail::is_rows_times_v<A>) gather(args, std::bool_constant<rows_reached>{});
   }(), ...);
   if constexpr (rows_reached) partials.insert(partials.end(), w_partial.begin(), w_partial.end());
-  return detail::gathered_statement<T>(inputs, partials, total, tail, unlisted);
+  if constexpr (some_unlisted)
+    return detail::gathered_statement<T, true>(inputs, partials, total, tail, *unlisted);
+  else
+    return detail::gathered_statement<T>(inputs, partials, total, tail);
 }
 
 }  // namespace etad
