@@ -261,6 +261,14 @@ TEST_CASE("tape reduce: log_sum_exp is softmax's potential", "[tape][reduce]") {
     CHECK(gradient_all(t, l, x) == std::vector<double>{0.0, 1.0});
     const std::vector<real> y = variables(t, {inf, 0.0});
     CHECK(etad::log_sum_exp(y).value() == inf);
+    // The documented partials there: NaN for +inf elements, 0 for the others (-inf included).
+    const std::vector<real> z = variables(t, {-inf, inf, 2.0});
+    const real lz = etad::log_sum_exp(z);
+    CHECK(lz.value() == inf);
+    const std::vector<double> gz = gradient_all(t, lz, z);
+    CHECK(gz[0] == 0.0);
+    CHECK(std::isnan(gz[1]));
+    CHECK(gz[2] == 0.0);
   }
 }
 

@@ -468,7 +468,8 @@ auto prod(const R& range) {
 /// gives -inf; a -inf element gets weight 0 when some element is finite; a range of -inf only
 /// gives -inf with NaN partials (0 / 0: softmax has no limit there; TensorFlow's
 /// reduce_logsumexp gives NaN too); a range whose maximum is +inf gives +inf (partials NaN for
-/// the infinite ones); a NaN element makes the value and every partial NaN.
+/// the +inf elements, 0 for the others, -inf ones included); a NaN element makes the value and
+/// every partial NaN.
 /// For double, the exponentials e^(x_i - m) come from detail::exp_nonpositive (within 0.65 ulp
 /// of e^x, where std::exp is within about 0.5) in a loop the compiler vectorizes, and are summed
 /// in detail::sum_lanes lanes as sum() sums. So values and partials are rounded differently from
