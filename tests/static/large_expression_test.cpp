@@ -90,3 +90,18 @@ TEST_CASE("static gradient of a 50-term sum matches the term-by-term derivative"
     for (std::size_t i = 0; i < 3; ++i) CHECK(got.gradient[i] == Approx(want.gradient[i]).epsilon(1e-12));
   }
 }
+
+TEST_CASE("static gradient over a std::array of 300 inputs (past clang's fold limit)", "[static][large]") {
+  // Whether f takes the pack was asked with std::is_invocable, whose libstdc++ implementation
+  // folds over the arguments: clang refused more than 256 inputs. f = sum x_i^2: g_i = 2 x_i.
+  std::array<double, 300> x{};
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.5 * double(i) - 40.0;
+  const auto r = etad::gradient([](const auto& p) { return squared_norm(p); }, x);
+  double value = 0;
+  for (const double v : x) value += v * v;
+  CHECK(r.value == Approx(value).epsilon(1e-14));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    INFO("input " << i);
+    CHECK(r.gradient[i] == 2.0 * x[i]);
+  }
+}

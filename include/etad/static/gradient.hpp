@@ -52,9 +52,11 @@ inline constexpr bool is_differentiable_input_v = std::is_floating_point_v<X>;
 
 template <class F, class Seq, std::size_t Level = 0>
 inline constexpr bool invocable_with_placeholders_v = false;
+// A requires-expression, not std::is_invocable_v: libstdc++'s folds over the argument types,
+// which clang refuses past 256 (gradient over a std::array of 300 inputs).
 template <class F, std::size_t... I, std::size_t Level>
 inline constexpr bool invocable_with_placeholders_v<F, std::index_sequence<I...>, Level> =
-    std::is_invocable_v<F&, arg<I, Level>...>;
+    requires(F& f) { f(arg<I, Level>{}...); };
 
 /// f called with placeholders arg<0, Level>, ..., arg<N - 1, Level>.
 template <std::size_t N, std::size_t Level = 0, class F>

@@ -145,8 +145,9 @@ T element_value(const A& a, std::size_t i) {
 
 /// rows_times(X, w): the vector X w (X: a constant matrix, row-major, rows x w.size() numbers;
 /// w: reals), as an argument of map_sum, which computes element i = X_i . w inside its loop and
-/// accumulates the partials for w there. X is read during the map_sum call only (nothing on the
-/// tape refers to it). Regression: map_sum(f, y, rows_times(X, w), b, sigma).
+/// accumulates the partials for w there. The result refers to X and w (pass named containers or
+/// views, not temporaries: a compile error), which are read during the map_sum call only
+/// (nothing on the tape refers to them). Regression: map_sum(f, y, rows_times(X, w), b, sigma).
 template <class M, detail::real_range R>
   requires detail::number_range<M, typename detail::real_of<R>::value_type>
 auto rows_times(const M& matrix, const R& w) {
@@ -159,6 +160,19 @@ auto rows_times(const M& matrix, const R& w) {
                 " entries; pass the matrix row-major with rows * n entries");
   return detail::rows_times_t<T, N>{std::ranges::data(matrix), size / cols, cols,
                                     std::span<const real<T>>(std::ranges::data(w), cols)};
+}
+
+/// rows_times of a temporary container is refused: its result refers to X and w, which would be
+/// gone before map_sum reads them.
+template <class M, class R>
+  requires(!std::is_lvalue_reference_v<M> && !std::ranges::borrowed_range<M>) ||
+          (!std::is_lvalue_reference_v<R> && !std::ranges::borrowed_range<R>)
+auto rows_times(M&&, R&&) {  // (deduced: the assertion fires ahead of errors about the result)
+  static_assert(sizeof(M) == 0,
+                "etad: rows_times refers to its matrix and vector, so a temporary container "
+                "(such as a std::vector returned by a function) would be gone before map_sum "
+                "reads it; store it in a named variable first");
+  return 0;
 }
 
 /// map_sum(f, a, b, ...): sum over i of f(a[i], b[i], ...), where each argument is a contiguous

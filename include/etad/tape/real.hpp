@@ -319,8 +319,21 @@ ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>
 /// Always inlined: otherwise the caller must store the expression (built with 8-byte stores) to
 /// pass it by reference, and record's wide loads of it stall on store forwarding — measured 1.4x
 /// on the chain benchmark. Inlined, the expression never reaches memory.
+/// Whether every active leaf of e is a real<T>: a real of another scalar type (a real<float> in
+/// an expression assigned to a real<double>, an outer tape's real<double> used as it is in a
+/// nested tape's expression) is not an input the active tape can have.
+template <class E, class T>
+inline constexpr bool leaves_of_tape_v = !is_active_leaf_v<E> || std::is_same_v<E, real<T>>;
+template <class Op, class... C, class T>
+inline constexpr bool leaves_of_tape_v<node<Op, C...>, T> = all_v<leaves_of_tape_v<C, T>...>;
+
 template <class T, class E>
 ETAD_ALWAYS_INLINE real<T> record(const E& e) {
+  static_assert(leaves_of_tape_v<E, T>,
+                "etad: an expression mixes reals of different types (real<float> with "
+                "real<double>, or a nested tape's reals with its outer tape's); an outer real p "
+                "enters a nested tape's expression as etad::real<etad::real<double>>(p), a "
+                "constant there whose value keeps its outer derivatives");
   using S = T;
   constexpr std::size_t leaves = input_leaf_count<E>;     // the statement's inputs
   constexpr std::size_t all_leaves = active_leaf_count<E>;  // on a tape: a statement

@@ -14,7 +14,9 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,6 +75,21 @@ inline std::uint32_t new_epoch() {
   }
 }
 
+/// An address unique to the calling thread (while it runs): tapes and stop_recording remember
+/// their thread's, since what they change when they go (the active tape, the pause count) is
+/// that thread's own.
+inline const void* this_thread_mark() noexcept {
+  thread_local const char mark = 0;
+  return &mark;
+}
+/// Called by a tape or stop_recording destroyed on another thread than the one that made it:
+/// the making thread would keep a dangling active tape (or stay paused), so this ends the
+/// program with a message, as std::thread's destructor does for a joinable thread.
+[[noreturn]] inline void destroyed_on_another_thread(const char* what) noexcept {
+  std::fputs(what, stderr);
+  std::terminate();
+}
+
 template <class T>
 inline thread_local int paused_recording = 0;
 // The tape that records expressions of reals now: the active tape while recording is not
@@ -89,17 +106,29 @@ void refresh_recording_tape() noexcept;
 /// active tape (from construction to destruction; tapes nest, the newest is active).
 template <class T>
 class basic_tape {
+  static_assert(std::is_floating_point_v<T> || detail::nested_real<T>,
+                "etad: a tape's values must be floating-point numbers (float, double, long "
+                "double) or, for a nested tape, reals of an outer tape; an integer type cannot "
+                "be differentiated");
+
 public:
   using value_type = T;
 
-  basic_tape() : epoch_(detail::new_epoch()), previous_(active()) {
+  basic_tape()
+      : epoch_(detail::new_epoch()), previous_(active()), thread_(detail::this_thread_mark()) {
     active() = this;
     detail::refresh_recording_tape<T>();
   }
   explicit basic_tape(persistent_t) : basic_tape() { persistent_ = true; }
   basic_tape(const basic_tape&) = delete;
   basic_tape& operator=(const basic_tape&) = delete;
+  /// Destroy a tape on the thread that made it (it is that thread's active tape); on another
+  /// thread the program ends with a message (std::terminate).
   ~basic_tape() {
+    if (thread_ != detail::this_thread_mark()) [[unlikely]]
+      detail::destroyed_on_another_thread(
+          "etad: a tape was destroyed on another thread than the one that made it; a tape is "
+          "its thread's active tape, so destroy it on that thread\n");
     // Usually the newest tape goes first; if not, unlink this one from the chain of tapes that
     // were active before, so that no dangling tape becomes active again.
     if (active() == this) {
@@ -313,6 +342,7 @@ private:
   std::vector<unsigned char> flags_;
   std::uint32_t epoch_;
   basic_tape* previous_;
+  const void* thread_;  // detail::this_thread_mark() of the thread that made the tape
   // Statements 1..leading_ are variables (no partials): the sweep never needs to visit them.
   detail::index_t leading_ = 0;
   bool persistent_ = false;
@@ -326,16 +356,24 @@ using tape = basic_tape<double>;
 template <class T = double>
 class stop_recording {
 public:
-  stop_recording() {
+  stop_recording() : thread_(detail::this_thread_mark()) {
     ++detail::paused_recording<T>;
     detail::refresh_recording_tape<T>();
   }
   stop_recording(const stop_recording&) = delete;
   stop_recording& operator=(const stop_recording&) = delete;
+  /// Like a tape, destroyed on the thread that made it (std::terminate otherwise).
   ~stop_recording() {
+    if (thread_ != detail::this_thread_mark()) [[unlikely]]
+      detail::destroyed_on_another_thread(
+          "etad: a stop_recording was destroyed on another thread than the one that made it; "
+          "it pauses its own thread, so destroy it on that thread\n");
     --detail::paused_recording<T>;
     detail::refresh_recording_tape<T>();
   }
+
+private:
+  const void* thread_;
 };
 
 namespace detail {
