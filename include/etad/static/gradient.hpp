@@ -159,9 +159,6 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   /// Whether some output reaches input J through differentiable rules (reaches_input_v).
   template <std::size_t J>
   static constexpr bool reaches_input = any_v<reaches_input_v<E, J>...>;
-  /// Whether every leaf of every output is a placeholder of level Level or a constant.
-  template <std::size_t Level>
-  static constexpr bool own_leaves = all_v<own_leaves_v<E, Level>...>;
   flat_list<E...> roots;
   sweep<S, N, Key> sw{};
   flat_list<frame<E, S>...> frames{};
@@ -209,10 +206,43 @@ constexpr auto run(const Fn& fn) {
     return fn();
 }
 
+/// Whether every root of a traced function (a flat_tuple_impl of its outputs) has only leaves
+/// of its own (own_leaves_v at Level).
+template <class Roots, std::size_t Level>
+inline constexpr bool roots_own_leaves_v = false;
+template <std::size_t... I, class... E, std::size_t Level>
+inline constexpr bool roots_own_leaves_v<flat_tuple_impl<std::index_sequence<I...>, E...>, Level> =
+    all_v<own_leaves_v<E, Level>...>;
+
+/// f's leaves are its own placeholders and constants. Traced at Level and at Level + 1, only
+/// f's own placeholders follow the level: a placeholder f captured (from an enclosing traced
+/// function, when a front door is called inside another's f) keeps its level and cannot match
+/// both, and a real is never one (its value would be a constant here, its gradient lost).
+template <class F, std::size_t N, std::size_t Level>
+inline constexpr bool traced_own_leaves_v = [] {
+  if constexpr (!roots_own_leaves_v<typename traced<F, N, Level>::roots, Level>)
+    return false;
+  else if constexpr (ETAD_CHECK_CAPTURED_INPUTS)
+    return roots_own_leaves_v<typename traced<F, N, Level + 1>::roots, Level + 1>;
+  else
+    return true;
+}();
+
+template <class F, std::size_t N, std::size_t Level>
+consteval void check_own_leaves() {
+  static_assert(traced_own_leaves_v<F, N, Level>,
+                "etad: f used a value it did not get as an argument (a real, or an input of an "
+                "enclosing etad function captured by a gradient, jvp, vjp or jacobian called "
+                "inside it, which would count as the inner function's own input); pass every "
+                "value f differentiates as an input, and take higher derivatives with nested "
+                "tapes");
+}
+
 template <class S, std::size_t N, std::size_t Level = 0, class F>
 constexpr auto make_program(F& f) {
   using R = decltype(trace<N, Level>(f));
   check_outputs<R>();
+  check_own_leaves<F, N, Level>();
   using Key = traced<F, N, Level>;
   return program<S, N, Key>{output_roots(trace<N, Level>(f))};
 }

@@ -211,13 +211,14 @@ auto map_sum(F f, const A&... args) {
   };
   (length(args), ...);
 
-  auto program = detail::make_program<T, k>(f);
-  using P = decltype(program);
-  static_assert(P::outputs == 1, "etad: map_sum's function must return one value");
-  static_assert(P::template own_leaves<0>,
+  // (Ahead of make_program, whose own check of f's leaves says the same in general terms.)
+  static_assert(detail::roots_own_leaves_v<typename detail::traced<F, k>::roots, 0>,
                 "etad: map_sum's function used a real it did not get as an argument (a captured "
                 "real would count as a constant and its gradient would be lost); pass the real "
                 "to map_sum after the function and take it as a parameter");
+  auto program = detail::make_program<T, k>(f);
+  using P = decltype(program);
+  static_assert(P::outputs == 1, "etad: map_sum's function must return one value");
 
   // Which arguments are inputs of the statement: those that carry reals and that f reaches
   // through differentiable rules (an argument used only under stop_gradient, floor or a
