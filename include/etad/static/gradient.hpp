@@ -218,14 +218,20 @@ inline constexpr bool roots_own_leaves_v<flat_tuple_impl<std::index_sequence<I..
 /// f's own placeholders follow the level: a placeholder f captured (from an enclosing traced
 /// function, when a front door is called inside another's f) keeps its level and cannot match
 /// both, and a real is never one (its value would be a constant here, its gradient lost).
+// (An f whose result does not depend on its placeholders' level at all returns an expression
+// built elsewhere, of placeholders it takes for its inputs, e.g. [e](auto, auto) { return e; }:
+// accepted, as before.)
 template <class F, std::size_t N, std::size_t Level>
 inline constexpr bool traced_own_leaves_v = [] {
-  if constexpr (!roots_own_leaves_v<typename traced<F, N, Level>::roots, Level>)
+  using R0 = typename traced<F, N, Level>::roots;
+  if constexpr (!roots_own_leaves_v<R0, Level>) {
     return false;
-  else if constexpr (ETAD_CHECK_CAPTURED_INPUTS)
-    return roots_own_leaves_v<typename traced<F, N, Level + 1>::roots, Level + 1>;
-  else
+  } else if constexpr (ETAD_CHECK_CAPTURED_INPUTS) {
+    using R1 = typename traced<F, N, Level + 1>::roots;
+    return std::is_same_v<R0, R1> || roots_own_leaves_v<R1, Level + 1>;
+  } else {
     return true;
+  }
 }();
 
 template <class F, std::size_t N, std::size_t Level>

@@ -173,7 +173,7 @@ ETAD_ALWAYS_INLINE real<T> range_statement(std::span<const real<T>> x, const ran
   if (!info.any) {
     thread_local std::vector<T> scratch;  // reused: no allocation in steady state
     scratch.resize(n);
-    return real<T>(fill(scratch.data()));
+    return real<T>(T(fill(scratch.data())));  // (T first: on a nested tape, an outer real)
   }
   if (t == nullptr) no_tape_for_reduction<T>();
   index_t defined;
@@ -229,7 +229,7 @@ real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fil
     if (!any) {
       thread_local std::vector<T> scratch;  // reused: no allocation in steady state
       scratch.resize(n);
-      return real<T>(fill(scratch.data()));
+      return real<T>(T(fill(scratch.data())));  // (T first: on a nested tape, an outer real)
     }
     if (t == nullptr) no_tape_for_reduction<T>();
     index_t defined;
@@ -484,7 +484,7 @@ auto log_sum_exp(const R& range) {
   using std::exp, std::log;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   const T inf = detail::infinity_of<T>();
-  if (x.empty()) return real<T>(-inf);
+  if (x.empty()) return real<T>(T(-inf));
   // The maximum, in 8 interleaved lanes (one dependent compare per element is the latency
   // bound otherwise); `v > m ? v : m` in every lane and in the final combination, so NaN
   // elements are skipped (and a NaN x[0] wins) exactly as in a plain loop.
