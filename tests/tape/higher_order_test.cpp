@@ -521,6 +521,35 @@ TEST_CASE("tape higher order: bool constants in conditions on nested tapes", "[t
   CHECK(outer.gradient(d, y)[0] == 216.0);
 }
 
+TEST_CASE("tape higher order: an inner stop_recording pauses the inner tape only", "[tape][higher_order]") {
+  // As with TensorFlow's nested tapes: values computed while the inner tape is paused are
+  // constants there, but still outer reals whose derivatives the outer tape records. log(e^x +
+  // e^y) has d/dx = softmax; x y has d/dx = y. (The reductions made their value from an outer
+  // expression's plain number and lost these derivatives.)
+  etad::tape outer{etad::persistent};
+  const real x = outer.variable(0.5), y = outer.variable(-1.0);
+  real l, p, q;
+  {
+    etad::basic_tape<real> inner;
+    const std::vector<real2> v{inner.variable(x), inner.variable(y)};
+    const etad::stop_recording<real> pause;
+    const real2 li = etad::log_sum_exp(v), pi = etad::prod(v), qi = v[0] * v[1];
+    CHECK(li.is_constant());
+    CHECK(pi.is_constant());
+    CHECK(qi.is_constant());
+    l = li.value();
+    p = pi.value();
+    q = qi.value();
+  }
+  const double ex = std::exp(0.5), ey = std::exp(-1.0);
+  CHECK(l.value() == Approx(std::log(ex + ey)).epsilon(1e-15));
+  const auto gl = outer.gradient(l, x, y);
+  CHECK(gl[0] == Approx(ex / (ex + ey)).epsilon(1e-14));
+  CHECK(gl[1] == Approx(ey / (ex + ey)).epsilon(1e-14));
+  CHECK(outer.gradient(p, x, y) == std::array{-1.0, 0.5});
+  CHECK(outer.gradient(q, x, y) == std::array{-1.0, 0.5});
+}
+
 TEST_CASE("tape higher order: loops are evaluated and compared on nested reals",
           "[tape][higher_order][loop]") {
   // evaluate() and a comparison take the loop's value on the nested tape's reals (values only).
