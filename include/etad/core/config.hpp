@@ -8,7 +8,10 @@
 
 /// ETAD_CHECKED: when 1, run-time misuse that costs a check on a hot path (for example a
 /// handle used with the wrong tape) is detected and reported as an etad::error. Defaults to 1
-/// unless NDEBUG is defined; define it yourself to force either way.
+/// unless NDEBUG is defined; define it yourself to force either way. At 0, a real of another
+/// tape or from before reset() in an expression or a reduction is not caught, and the gradient
+/// that sweeps the statement is undefined behaviour (it reads an index of another recording);
+/// gradient()'s own targets and sources are checked either way.
 #ifndef ETAD_CHECKED
 #  ifdef NDEBUG
 #    define ETAD_CHECKED 0
