@@ -298,7 +298,43 @@ void require_same_size(std::size_t a, std::size_t b, const char* what) {
                 std::to_string(a) + " and " + std::to_string(b) + "); give ranges of equal length");
 }
 
+/// A range of reals that is not contiguous (a std::list, a filtered view): the reductions read
+/// their reals through one pointer, so it gets a sentence instead of "no matching function".
+template <class R>
+concept noncontiguous_real_range = std::ranges::range<R> && !real_range<R> &&
+                                   is_real_v<std::remove_cv_t<std::ranges::range_value_t<R>>>;
+
+template <class R>
+int needs_contiguous_reals() {
+  static_assert(sizeof(R) == 0,
+                "etad: the reductions take a contiguous range of reals (std::vector, std::array, "
+                "std::span, or a pointer and a length); copy the reals into a std::vector first");
+  return 0;
+}
+
 }  // namespace detail
+
+// sum, mean, squared_norm, prod and log_sum_exp of such a range: one sentence.
+template <detail::noncontiguous_real_range R>
+auto sum(const R&) {
+  return detail::needs_contiguous_reals<R>();
+}
+template <detail::noncontiguous_real_range R>
+auto mean(const R&) {
+  return detail::needs_contiguous_reals<R>();
+}
+template <detail::noncontiguous_real_range R>
+auto squared_norm(const R&) {
+  return detail::needs_contiguous_reals<R>();
+}
+template <detail::noncontiguous_real_range R>
+auto prod(const R&) {
+  return detail::needs_contiguous_reals<R>();
+}
+template <detail::noncontiguous_real_range R>
+auto log_sum_exp(const R&) {
+  return detail::needs_contiguous_reals<R>();
+}
 
 /// sum of x_i. Partials 1. An empty range gives the constant 0. The value is summed in
 /// detail::sum_lanes interleaved accumulators (x_0 + x_4 + ..., x_1 + x_5 + ..., ...), added
