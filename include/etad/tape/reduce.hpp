@@ -54,6 +54,13 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
               "reals are valid only on the tape, and in the epoch, that made them");
 }
 
+// g++ 12 warns -Warray-bounds about the 4-lane loops below for ranges whose allocation it can
+// see is shorter than 4 elements (the loops cannot run then): a false positive that -Werror
+// turns into an error in users' builds.
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
 /// Accumulators of a sum over a range (see scan_range); added pairwise at the end.
 inline constexpr std::size_t sum_lanes = 4;
 /// Parts of a long product whose scans are interleaved (see prod).
@@ -79,6 +86,9 @@ ETAD_ALWAYS_INLINE void for_each_lane(std::size_t n, F&& f) {
     }(std::make_index_sequence<sum_lanes>{});
   for (std::size_t k = whole; k < n; ++k) f(k, std::integral_constant<std::size_t, 0>{});
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
 
 struct range_info {
   bool any = false;
