@@ -13,6 +13,7 @@
 #include <etad/core/error.hpp>
 #include <etad/core/expression.hpp>
 #include <etad/core/rule.hpp>
+#include <etad/ops/detail/numbers.hpp>
 #include <etad/static/gradient.hpp>
 
 #include <array>
@@ -190,23 +191,12 @@ struct loop_op {
     });
   }
 
-  /// Whether t is a zero that does not depend on anything: a number 0, or (on a nested tape,
-  /// whose S is a real of the outer tape) a constant real of value 0. A real whose value is 0
-  /// but which depends on the outer variables has a derivative, which must not be dropped.
-  template <class S>
-  static constexpr bool constant_zero(const S& t) {
-    if constexpr (requires { t.is_constant(); t.value(); })
-      return t.is_constant() && constant_zero(t.value());
-    else
-      return bool(t == S(0));
-  }
-
   /// g_s t + g_j, except that a constant zero t (a parameter not reached yet) contributes
   /// nothing, not g_s * 0, which is NaN at an infinite g_s (sqrt of a zero state): as in the
   /// sweeps' tangents, and on nested tapes too.
   template <class S>
   static constexpr S accumulate(const S& g_s, const S& t, const S& g_j) {
-    return constant_zero(t) ? g_j : g_s * t + g_j;
+    return detail::constant_zero(t) ? g_j : g_s * t + g_j;
   }
 
   /// The final state and its partials with respect to init and each parameter. Per iteration:

@@ -67,9 +67,9 @@ auto quadratic_form(const M& matrix, const R& range) {
 }
 
 /// A x for a constant m x n matrix A (row-major, m*n numbers), written to out (m reals), each
-/// one statement with n partials (row i of A); with n = 0, m constant zeros. Allocates nothing in steady state. out may
-/// overlap x (x = A x in place): the results then go through a scratch vector first, since
-/// every row's statement reads all of x.
+/// one statement with n partials (row i of A); with n = 0, m constant zeros. Allocates nothing
+/// in steady state. out may overlap x (x = A x in place): the results then go through a
+/// scratch vector first, since every row's statement reads all of x.
 template <detail::real_range R, class M>
   requires detail::number_range<M, typename detail::real_of<R>::value_type>
 void matvec(const M& matrix, const R& range, std::span<real<typename detail::real_of<R>::value_type>> out) {

@@ -8,6 +8,7 @@
 
 #include <etad/core/config.hpp>
 #include <etad/core/error.hpp>
+#include <etad/ops/detail/numbers.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -119,32 +120,6 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 #endif
 }
 
-/// A nested tape's real (a value on an outer tape, is_constant() and value()), as opposed to a
-/// floating-point or other plain scalar.
-template <class T>
-concept nested_real = requires(const T& a) {
-  a.is_constant();
-  a.value();
-};
-
-/// Whether a statement with adjoint a pushes nothing: a is exactly zero, with nothing behind it.
-/// For floating-point T, a == 0: the statement is not on a path from the targets (or its
-/// contributions cancelled), and skipping it keeps an infinite partial off the path (log at 0
-/// in an unused branch) from making 0 * inf = NaN. For the reals of a nested tape (second
-/// derivatives), a constant zero only: an adjoint whose value is 0 but which depends on the
-/// outer tape's variables has a derivative there, and its pushes carry that derivative into
-/// the second derivatives (f = (x^2 - 1)^2 at x = 1: u = x^2 - 1 has adjoint 2u = 0, and
-/// skipping its statement made f'' 0 instead of 8).
-template <class T>
-ETAD_ALWAYS_INLINE bool pushes_nothing(const T& a) {
-  if constexpr (std::is_floating_point_v<T>)
-    return a == T(0);
-  else if constexpr (nested_real<T>)
-    return a.is_constant() && pushes_nothing(a.value());
-  else
-    return bool(a == T(0));
-}
-
 /// Whether the innermost number of a is finite.
 template <class T>
 ETAD_ALWAYS_INLINE bool finite_value(const T& a) {
@@ -158,12 +133,12 @@ ETAD_ALWAYS_INLINE bool finite_value(const T& a) {
 /// floating-point and other plain T (the sweeps push a * 0 as the plain loop does), and for the
 /// reals of a nested tape when p is a constant zero (an untaken branch's partial) and a is
 /// finite. Recorded, the product would make the input's adjoint a zero that is not constant
-/// (see pushes_nothing), and the branch's infinite partials would then give NaN where the
+/// (see constant_zero), and the branch's infinite partials would then give NaN where the
 /// double tape gives 0; an infinite a is pushed, so that inf * 0 is NaN as on a double tape.
 template <class T>
 ETAD_ALWAYS_INLINE bool contributes_nothing(const T& a, const T& p) {
   if constexpr (nested_real<T>)
-    return pushes_nothing(p) && finite_value(a);
+    return constant_zero(p) && finite_value(a);
   else
     return false;
 }
@@ -278,7 +253,7 @@ template <class T>
 ETAD_ALWAYS_INLINE void push_plain(T* adj, index_t i, const T* p, const index_t* in,
                                    std::size_t m, bool ranged) {
   const T a = adj[i];
-  if (pushes_nothing(a)) return;
+  if (constant_zero(a)) return;
   if (!ranged) {
     for (std::size_t j = 0; j < m; ++j)
       if (!contributes_nothing(a, p[j])) adj[in[j]] = mul_add(a, p[j], adj[in[j]]);
@@ -676,7 +651,7 @@ private:
       } else {
         next = adj[below];
       }
-      if (pushes_nothing(a)) continue;
+      if (constant_zero(a)) continue;
       if (!ranged) [[likely]] {
         if constexpr (held) {
           if (m == 3) {
