@@ -340,7 +340,7 @@ public:
   /// index defined. One capacity check per block instead of one per variable.
   index_t append_empty(std::size_t count) {
     if (count > std::size_t(std::numeric_limits<index_t>::max() - next_))
-      throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
+      throw error("etad: the tape is full (2^32 - 2 values); call reset() between independent "
                   "computations");
     const index_t first_defined = next_;
     sync();
@@ -701,7 +701,7 @@ private:
   // The cold path of append(), kept out of line so that append() inlines into recording loops.
   [[gnu::cold, gnu::noinline]] void make_room(std::size_t n) {
     if (next_ == std::numeric_limits<index_t>::max())
-      throw error("etad: the tape is full (2^32 - 1 values); call reset() between independent "
+      throw error("etad: the tape is full (2^32 - 2 values); call reset() between independent "
                   "computations");
     if (n >= range_flag)
       throw error("etad: one statement of " + std::to_string(n) + " partials is more than a tape "
