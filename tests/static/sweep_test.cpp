@@ -174,6 +174,10 @@ TEMPLATE_TEST_CASE("sweep: jacobian, gradient, vjp and jvp agree with the writte
   const auto t = etad::jvp(two_outputs, std::array{x, y, z}, dir);
   static_assert(std::is_same_v<decltype(t.tangent), std::array<T, 2>>);
   for (std::size_t i = 0; i < 2; ++i) CHECK(t.tangent[i] == J[i][0] * dir[0] + J[i][1] * dir[1] + J[i][2] * dir[2]);
+  // A direction of other numbers (here int) is converted to T: column 1 of J.
+  const auto column = etad::jvp(two_outputs, std::array{x, y, z}, std::array{0, 1, 0});
+  static_assert(std::is_same_v<decltype(column.tangent), std::array<T, 2>>);
+  CHECK(column.tangent == std::array<T, 2>{J[0][1], J[1][1]});
   // The 3-argument rule alone: partials (1 - t, t, b - a).
   CHECK(etad::gradient([](auto a, auto b, auto s) { return lerp(a, b, s); }, x, y, z).gradient ==
         std::array<T, 3>{1 - z, z, y - x});

@@ -50,6 +50,11 @@ namespace detail {
 template <class X>
 inline constexpr bool is_differentiable_input_v = std::is_floating_point_v<X>;
 
+template <class X>
+inline constexpr bool is_std_array_v = false;
+template <class T, std::size_t N>
+inline constexpr bool is_std_array_v<std::array<T, N>> = true;
+
 template <class F, class Seq, std::size_t Level = 0>
 inline constexpr bool invocable_with_placeholders_v = false;
 // A requires-expression, not std::is_invocable_v: libstdc++'s folds over the argument types,
@@ -323,16 +328,24 @@ constexpr auto jacobian(F&& f, const X&... x) {
 }
 
 /// jvp(f, x, v): the value of f at x and its derivative in direction v (J v), by one forward
-/// and one tangent sweep.
-template <class F, class T, std::size_t N>
-constexpr auto jvp(F&& f, const std::array<T, N>& x, const std::array<T, N>& v) {
+/// and one tangent sweep. x is a std::array<T, N>, v a std::array of N numbers (converted to T).
+template <class F, class T, std::size_t N, class V, std::size_t K>
+constexpr auto jvp(F&& f, const std::array<T, N>& x, const std::array<V, K>& v) {
   detail::check_inputs<T>();
+  static_assert(K == N,
+                "etad: jvp's direction v has a different length than the point x; give one "
+                "tangent per input");
+  static_assert(arithmetic<V>,
+                "etad: jvp's direction v must hold numbers (one tangent per input, e.g. "
+                "std::array{1.0, 0.0})");
   using P = decltype(detail::make_program<T, N>(f));
   using R = decltype(detail::trace<N>(f));
   return detail::run<P>([&] {
     auto p = detail::make_program<T, N>(f);
     const auto value = p.forward(x);
-    const auto tangent = p.tangent(v);
+    std::array<T, N> direction{};
+    for (std::size_t i = 0; i < N; ++i) direction[i] = static_cast<T>(v[i]);
+    const auto tangent = p.tangent(direction);
     return jvp_result<decltype(detail::shape_output<R>(value))>{detail::shape_output<R>(value),
                                                                 detail::shape_output<R>(tangent)};
   });
@@ -364,6 +377,23 @@ constexpr auto vjp(F&& f, const std::array<T, N>& x, const Seed& seed) {
     return vjp_result<decltype(detail::shape_output<R>(value)), T, N>{
         detail::shape_output<R>(value), p.backward(s)};
   });
+}
+
+/// jvp and vjp take the point as a std::array (a pack of inputs for f's parameters): these
+/// overloads only say so.
+template <class F, class X, class V>
+  requires(!detail::is_std_array_v<X> || !detail::is_std_array_v<V>)
+constexpr void jvp(F&&, const X&, const V&) {
+  static_assert(detail::is_std_array_v<X> && detail::is_std_array_v<V>,
+                "etad: jvp takes the point and the direction as std::arrays of the same length, "
+                "e.g. etad::jvp(f, std::array{x, y}, std::array{1.0, 0.0})");
+}
+template <class F, class X, class Seed>
+  requires(!detail::is_std_array_v<X>)
+constexpr void vjp(F&&, const X&, const Seed&) {
+  static_assert(detail::is_std_array_v<X>,
+                "etad: vjp takes the point as a std::array, e.g. etad::vjp(f, std::array{x, y}, "
+                "1.0)");
 }
 
 }  // namespace etad
