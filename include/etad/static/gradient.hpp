@@ -69,8 +69,9 @@ constexpr auto trace(F& f) {
   static_assert(invocable_with_placeholders_v<F, std::make_index_sequence<N>, Level>,
                 "etad: f cannot be called with one etad placeholder per input; write f as a "
                 "generic lambda with one auto parameter per input, e.g. [](auto x, auto y) { "
-                "return x * y; } (for gradient(f, std::array), one parameter for the whole pack, "
-                "whose elements are get<0>(x), get<1>(x), ...)");
+                "return x * y; }, that calls etad's functions (sin(x), not std::sin(x)); for "
+                "gradient(f, std::array), one parameter for the whole pack, whose elements are "
+                "get<0>(x), get<1>(x), ...");
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return f(arg<I, Level>{}...);
   }(std::make_index_sequence<N>{});
