@@ -42,33 +42,36 @@ struct expm1_op {
 };
 template <operand X> constexpr auto expm1(const X& x) { return etad::apply(expm1_op{}, x); }
 
-/// ln x. Domain (0, inf). d/dx = 1/x: +inf at 0 (where the value is -inf); NaN value below 0.
+/// ln x. Domain (0, inf). d/dx = 1/x: +inf at 0 and at -0 (where the value is -inf); NaN value
+/// below 0 (the partial there is the formula's, negative).
 struct log_op {
   static constexpr std::string_view name = "log";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::log; return log(x); }
-  static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / x}; }
+  // x + 0: at x = -0, 1/x would be -inf, the slope from the side where log is not defined
+  // (log(-x) at 0 had gradient +inf); -0 + 0 is +0, and nothing else changes.
+  static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / (x + 0)}; }
 };
 template <operand X> constexpr auto log(const X& x) { return etad::apply(log_op{}, x); }
 
-/// log2 x. Domain (0, inf). d/dx = 1/(x ln 2).
+/// log2 x. Domain (0, inf). d/dx = 1/(x ln 2); +inf at ±0, as log.
 struct log2_op {
   static constexpr std::string_view name = "log2";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::log2; return log2(x); }
   static constexpr auto partials(const auto& x, const auto&) {
-    return std::array{1 / (x * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln2))};
+    return std::array{1 / ((x + 0) * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln2))};
   }
 };
 template <operand X> constexpr auto log2(const X& x) { return etad::apply(log2_op{}, x); }
 
-/// log10 x. Domain (0, inf). d/dx = 1/(x ln 10).
+/// log10 x. Domain (0, inf). d/dx = 1/(x ln 10); +inf at ±0, as log.
 struct log10_op {
   static constexpr std::string_view name = "log10";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::log10; return log10(x); }
   static constexpr auto partials(const auto& x, const auto&) {
-    return std::array{1 / (x * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln10))};
+    return std::array{1 / ((x + 0) * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln10))};
   }
 };
 template <operand X> constexpr auto log10(const X& x) { return etad::apply(log10_op{}, x); }

@@ -13,14 +13,17 @@
 namespace etad {
 
 /// |x|. Domain R. d/dx = sign x, with sign 0 = 0 (a subgradient; TensorFlow's choice) and NaN
-/// at NaN.
+/// at NaN (on a nested tape, with a NaN second derivative too).
 struct abs_op {
   static constexpr std::string_view name = "abs";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::abs; return abs(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using T = std::remove_cvref_t<decltype(x)>;
-    return std::array{bool(x > 0) ? T(1) : bool(x < 0) ? T(-1) : bool(x == 0) ? T(0) : T(x)};
+    // At NaN the partial is x * x, not x: both are NaN, but on a nested tape the partial is a
+    // real whose derivative is the second derivative, and that of x is 1 (abs''(NaN) came out 1);
+    // that of x * x is 2 x, NaN.
+    return std::array{bool(x > 0) ? T(1) : bool(x < 0) ? T(-1) : bool(x == 0) ? T(0) : T(x * x)};
   }
 };
 template <operand X> constexpr auto abs(const X& x) { return etad::apply(abs_op{}, x); }

@@ -15,12 +15,17 @@
 
 namespace etad {
 
-/// sqrt x. Domain [0, inf). d/dx = 1/(2 f): +inf at x = 0 (the one-sided slope), NaN below 0.
+/// sqrt x. Domain [0, inf). d/dx = 1/(2 f): +inf at x = 0 (the one-sided slope), also at -0,
+/// NaN below 0.
 struct sqrt_op {
   static constexpr std::string_view name = "sqrt";
   static constexpr std::size_t arity = 1;
   static constexpr auto value(const auto& x) { using std::sqrt; return sqrt(x); }
-  static constexpr auto partials(const auto&, const auto& f) { return std::array{1 / (2 * f)}; }
+  static constexpr auto partials(const auto&, const auto& f) {
+    // sqrt(-0) = -0 (IEEE), and 1/(2 * -0) = -inf: the wrong side's slope (sqrt(-x) at 0 had
+    // gradient +inf). + 0 makes the zero +0 and changes nothing else (not even on nested reals).
+    return std::array{1 / (2 * f + 0)};
+  }
 };
 template <operand X> constexpr auto sqrt(const X& x) { return etad::apply(sqrt_op{}, x); }
 
@@ -167,17 +172,23 @@ constexpr auto pow(const A& a, const B& b) {
 }
 
 /// hypot(a, b) = sqrt(a^2 + b^2) without overflow. Partials a/f, b/f; at (0, 0), where hypot is
-/// not differentiable, 0 and 0 (the smallest subgradient, as abs uses at 0).
+/// not differentiable, 0 and 0 (the smallest subgradient, as abs uses at 0), constants there: on
+/// a nested tape the second derivatives at (0, 0) are 0, as abs''(0) is.
 struct hypot_op {
   static constexpr std::string_view name = "hypot";
   static constexpr std::size_t arity = 2;
   static constexpr auto value(const auto& a, const auto& b) { using std::hypot; return hypot(a, b); }
   static constexpr auto partials(const auto& a, const auto& b, const auto& f) {
-    // At the origin a = b = 0: computed as 0 / 1 (see detail::pow_base_partial for why not as a
-    // value-initialised result).
+    // At the origin a = b = 0: computed as 0 / 1 from constant operands (see
+    // detail::pow_base_partial for why not as a value-initialised result). Not as a / 1 and
+    // b / 1: on a nested tape their derivatives made the Hessian at (0, 0) the identity, where
+    // hypot(x, 0) = |x| has abs''(0) = 0 and the true Hessian (I - n n^T) / f is unbounded.
+    using A = std::remove_cvref_t<decltype(a)>;
+    using B = std::remove_cvref_t<decltype(b)>;
     using F = std::remove_cvref_t<decltype(f)>;
-    const F d = bool(f == 0) ? F(1) : f;
-    return std::tuple{a / d, b / d};
+    const bool origin = bool(f == 0);
+    const F d = origin ? F(1) : f;
+    return std::tuple{(origin ? A(0) : a) / d, (origin ? B(0) : b) / d};
   }
 };
 template <operand A, operand B>
