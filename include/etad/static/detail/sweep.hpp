@@ -540,7 +540,9 @@ struct sweep {
   ETAD_SWEEP_INLINE constexpr S node_tangent(const E& e, const frame<E, S>& fr) const {
     S t = -S(0);  // identity of +, folded away by the compiler
     // A zero tangent contributes nothing, not p * 0 (NaN at an infinite partial): a jvp in a unit
-    // direction is then exactly that component of the gradient.
+    // direction is then that component of the gradient, where no tangent cancels to exactly 0 on
+    // the way. One that cancels is skipped too: sqrt(x - x) has jvp 0 (its true derivative) where
+    // the gradient, which multiplies sqrt's infinite partial by 1 and -1, is NaN.
     for_each_partial(e, fr, add_tangent{this, &t});
     return t;
   }
