@@ -152,3 +152,46 @@ TEST_CASE("static log_sum_exp: float keeps std::exp and float precision", "[ops]
   CHECK(v == Approx(std::log(z)).epsilon(1e-6));
   CHECK(g[2] == Approx(std::exp(2.0) / z).epsilon(1e-6));
 }
+
+TEST_CASE("static log_sum_exp: one statement on a nested tape, differentiated twice",
+          "[ops][reductions][higher_order]") {
+  // log_sum_exp(pack(...)) of a nested tape's reals: the rule's maximum compares reals, whose
+  // comparisons are expressions (it did not compile: std::max needs `<` to give a bool). By hand,
+  // with p = softmax(x): the gradient is p and the Hessian diag(p) - p p^T.
+  const std::array<double, 3> v{0.5, -1.0, 2.0};
+  etad::tape outer{etad::persistent};
+  const std::array<etad::real<double>, 3> x{outer.variable(v[0]), outer.variable(v[1]),
+                                            outer.variable(v[2])};
+  std::array<etad::real<double>, 3> g{};
+  etad::real<double> value;
+  {
+    etad::basic_tape<etad::real<double>> inner;
+    const auto a = inner.variable(x[0]), b = inner.variable(x[1]), c = inner.variable(x[2]);
+    const etad::real<etad::real<double>> y = etad::log_sum_exp(etad::pack(a, b, c));
+    value = y.value();
+    g = inner.gradient(y, a, b, c);
+  }
+  long double z = 0;
+  for (const double e : v) z += std::exp(static_cast<long double>(e));
+  std::array<double, 3> p{};
+  for (std::size_t i = 0; i < 3; ++i) p[i] = static_cast<double>(std::exp(static_cast<long double>(v[i])) / z);
+  CHECK(value.value() == Approx(static_cast<double>(std::log(z))).epsilon(1e-15));
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(g[i].value() == Approx(p[i]).epsilon(1e-15));
+    const auto row = outer.gradient(g[i], x[0], x[1], x[2]);
+    for (std::size_t j = 0; j < 3; ++j) {
+      INFO("H" << i << j);
+      CHECK(row[j] == Approx((i == j ? p[i] : 0.0) - p[i] * p[j]).epsilon(1e-14).margin(1e-15));
+    }
+  }
+}
+
+TEST_CASE("static log_sum_exp: the maximum is std::max's choice on ties and NaN",
+          "[ops][reductions]") {
+  // The shift m is the first largest element and a NaN first element wins, as std::max({...})
+  // chooses; a tie shares the softmax equally.
+  const auto [v, g] = lse_gradient(std::array{1.0, 1.0});
+  CHECK(v == Approx(1.0 + std::log(2.0)).epsilon(1e-15));
+  CHECK(g[0] == 0.5);
+  CHECK(g[1] == 0.5);
+}

@@ -45,6 +45,13 @@ constexpr const auto& get(const pack<E...>& p) noexcept {
 }
 
 namespace detail {
+/// std::max(m, v) = (m < v) ? v : m, with the comparison through bool(): on the reals of a
+/// nested tape a comparison is an expression, which converts to bool only explicitly.
+template <class T>
+constexpr T larger(const T& m, const T& v) {
+  return bool(m < v) ? v : m;
+}
+
 template <class... E, class F>
 constexpr auto unpack(const pack<E...>& p, F&& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -94,7 +101,10 @@ struct log_sum_exp_op {
   static constexpr auto value(const X0& x0, const X&... x) {
     using std::exp, std::log;
     using T = detail::common_t<X0, X...>;
-    T m = std::max({static_cast<T>(x0), static_cast<T>(x)...});
+    // std::max's choice (the first of the largest; a NaN x0 wins, later NaNs are skipped), through
+    // bool(): on a nested tape's reals a comparison is an expression (docs/design.md, Nesting).
+    T m = static_cast<T>(x0);
+    detail::in_order({(m = detail::larger(m, static_cast<T>(x)), 0)...});
     if constexpr (std::is_same_v<T, double>) {
       if (m - m == 0) {
         T s = detail::exp_nonpositive(static_cast<T>(x0) - m);
@@ -118,7 +128,7 @@ struct log_sum_exp_op {
     // m's precision, so for a large |m| it loses log s (at m = 1e16, f - m is 2 for any s < e^3)
     // and the partials no longer sum to 1.
     T m = a[0];
-    for (std::size_t i = 1; i < n; ++i) m = std::max(m, a[i]);
+    for (std::size_t i = 1; i < n; ++i) m = detail::larger(m, a[i]);
     if (!(m - m == 0)) {
       // m = ±inf or NaN: the plain formula, as the value uses it.
       for (std::size_t i = 0; i < n; ++i) p[i] = exp(a[i] - a[n]);
