@@ -91,7 +91,10 @@ constexpr auto pow_variable_base_partial(const auto& a, const auto& b) {
 }
 // d/db a^b = a^b ln a, taken as 0 at a = 0 (the limit from b > 0, where a^b = 0) instead of
 // 0 * -inf: there it is computed as 0 * ln 1. For a < 0 it is NaN: a^b is real there only at
-// integer b.
+// integer b. Second derivatives at a = 0 (nested tapes) are not the limits: this convention is a
+// constant there, while the true f_ab = a^(b-1) (1 + b ln a) tends to -inf for 0 < b <= 1, and
+// the base partial's derivative in b follows its own convention, so the two mixed entries of the
+// Hessian differ there (at (0, 1): 1 and 0). pow is not twice differentiable at a = 0.
 constexpr auto pow_exponent_partial(const auto& a, const auto& f) {
   using std::log;
   using A = std::remove_cvref_t<decltype(a)>;
