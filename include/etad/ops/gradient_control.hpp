@@ -34,7 +34,18 @@ struct pass_through_op {
   static constexpr std::string_view name = "grad_pass_through";
   static constexpr std::size_t arity = 1;
   [[no_unique_address]] F f;
-  constexpr auto value(const auto& x) const { return f(x); }
+  // On numbers f(x). On reals (the scalar of a nested tape) the value is itself a pass-through
+  // of the outer tape, f of the outer number with partial 1, as stop_gradient's value is a stop:
+  // computed as f(x) on the reals, the outer tape differentiated f itself, and a second
+  // derivative saw f's slope (round: 0, std::negate: -1) instead of the identity's, where
+  // TensorFlow records the pass-through on every tape.
+  template <class X>
+  constexpr auto value(const X& x) const {
+    if constexpr (expression<X>)
+      return etad::apply(*this, x);
+    else
+      return f(x);
+  }
   constexpr auto partials(const auto& x, const auto&) const {
     using T = std::remove_cvref_t<decltype(x)>;
     return std::array{T(1)};
