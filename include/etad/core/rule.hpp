@@ -78,27 +78,50 @@ inline constexpr bool rule_called_with_its_arity = Given == Expected;
 template <class Rule, class A>
 inline constexpr bool rule_argument_is_operand = operand<A>;
 
+/// Whether P is tuple-like (std::array, std::tuple, std::pair): what partials() and gate() return.
+template <class P>
+inline constexpr bool is_tuple_like_v = requires { std::tuple_size<std::remove_cvref_t<P>>::value; };
+
+template <class Rule, class Partials>
+inline constexpr bool rule_partials_are_an_array_or_tuple = is_tuple_like_v<Partials>;
+
+template <class Rule, class Gate>
+inline constexpr bool rule_gate_is_an_array = is_tuple_like_v<Gate>;
+
 }  // namespace detail
 
 template <class Rule, std::size_t Returned, std::size_t Arguments>
 inline constexpr bool rule_gate_has_one_flag_per_argument = Returned == Arguments;
 
 /// Checks a rule's gate(): one flag per argument. Used by every sweep.
+/// Callers use the gate only when detail::is_tuple_like_v<Gate> (no follow-on errors).
 template <class Rule, std::size_t Arity, class Gate>
 constexpr void check_gate() {
-  constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<Gate>>;
-  static_assert(rule_gate_has_one_flag_per_argument<Rule, n, Arity>,
-                "etad: a rule's gate() returned a different number of flags than the rule has "
-                "arguments; gate() must return one bool per argument");
+  static_assert(detail::rule_gate_is_an_array<Rule, Gate>,
+                "etad: a rule's gate() returned something that is not a std::array; return "
+                "one bool per argument, as std::array<bool, arity> (std::array{flag} for one)");
+  if constexpr (detail::is_tuple_like_v<Gate>) {
+    constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<Gate>>;
+    static_assert(rule_gate_has_one_flag_per_argument<Rule, n, Arity>,
+                  "etad: a rule's gate() returned a different number of flags than the rule has "
+                  "arguments; gate() must return one bool per argument");
+  }
 }
 
 /// Checks a rule's partials(): one per argument. Used by every sweep.
+/// A lone number is not accepted for a rule of one argument: std::array{p} says which it is.
+/// Callers use the partials only when detail::is_tuple_like_v<Partials> (no follow-on errors).
 template <class Rule, std::size_t Arity, class Partials>
 constexpr void check_partials() {
-  constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<Partials>>;
-  static_assert(detail::rule_returns_one_partial_per_argument<Rule, n, Arity>,
-                "etad: a rule's partials() returned a different number of partials than the rule "
-                "has arguments; partials() must return one partial per argument");
+  static_assert(detail::rule_partials_are_an_array_or_tuple<Rule, Partials>,
+                "etad: a rule's partials() returned something that is not a std::array or "
+                "std::tuple; return one partial per argument in one (std::array{p} for one)");
+  if constexpr (detail::is_tuple_like_v<Partials>) {
+    constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<Partials>>;
+    static_assert(detail::rule_returns_one_partial_per_argument<Rule, n, Arity>,
+                  "etad: a rule's partials() returned a different number of partials than the "
+                  "rule has arguments; partials() must return one partial per argument");
+  }
 }
 
 /// etad::apply(rule, args...): with at least one expression argument, the node

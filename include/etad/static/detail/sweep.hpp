@@ -355,10 +355,20 @@ struct sweep {
                   "`product`, or `fused`");
     const auto& k = kids(fr);
     [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-      const auto r = e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...);
-      check_partials<Op, E::arity, decltype(r.partials)>();
-      fr.v = static_cast<S>(r.value);
-      fr.fused.p = {static_cast<S>(std::get<I>(r.partials))...};
+      constexpr bool has_value_and_partials =
+          requires { e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...); };
+      static_assert(has_value_and_partials,
+                    "etad: a fused rule has no value_and_partials() callable with its argument "
+                    "values; define it, returning an object with members `value` and "
+                    "`partials`, or drop `fused`");
+      if constexpr (has_value_and_partials) {
+        const auto r = e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...);
+        check_partials<Op, E::arity, decltype(r.partials)>();
+        if constexpr (is_tuple_like_v<decltype(r.partials)>) {
+          fr.v = static_cast<S>(r.value);
+          fr.fused.p = {static_cast<S>(std::get<I>(r.partials))...};
+        }
+      }
     }(std::make_index_sequence<E::arity>{});
   }
 
@@ -396,12 +406,24 @@ struct sweep {
       } else {
         const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
         check_partials<Op, E::arity, decltype(p)>();
-        if constexpr (is_gated_v<Op>) {
-          const auto g = e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
-          check_gate<Op, E::arity, decltype(g)>();
-          in_order({(g[I] ? f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p)))
-                          : void(),
-                     0)...});
+        if constexpr (!is_tuple_like_v<decltype(p)>) {
+          return;  // the assertion said it all
+        } else if constexpr (is_gated_v<Op>) {
+          constexpr bool has_gate = requires {
+            e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+          };
+          static_assert(has_gate,
+                        "etad: a gated rule has no gate() callable with its argument values and "
+                        "its value f; define gate(args..., f) returning one bool per argument, "
+                        "or drop `gated`");
+          if constexpr (has_gate) {
+            const auto g = e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+            check_gate<Op, E::arity, decltype(g)>();
+            if constexpr (is_tuple_like_v<decltype(g)>)
+              in_order({(g[I] ? f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p)))
+                              : void(),
+                         0)...});
+          }
         } else {
           in_order({(f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p))), 0)...});
         }
@@ -478,9 +500,10 @@ struct sweep {
       }();
       const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
       check_partials<Op, E::arity, decltype(p)>();
-      in_order({(product_factor<Plan, At + start[I]>(get<I>(e.children), get<I>(k), adj,
-                                                     static_cast<S>(std::get<I>(p))),
-                 0)...});
+      if constexpr (is_tuple_like_v<decltype(p)>)
+        in_order({(product_factor<Plan, At + start[I]>(get<I>(e.children), get<I>(k), adj,
+                                                       static_cast<S>(std::get<I>(p))),
+                   0)...});
     }(std::make_index_sequence<E::arity>{});
   }
 
