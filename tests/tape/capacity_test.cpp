@@ -73,3 +73,43 @@ TEST_CASE("tape capacity: the value after the last index is an error, and reset(
   CHECK(f.value() == 12.0);
   CHECK(t.gradient(f, a)[0] == 14.0);
 }
+
+TEST_CASE("tape capacity: statements take the last indices on a tape that kept its blocks",
+          "[tape][storage][errors]") {
+  // append() finds the last index through the end limit of its recording cursor (there is no
+  // separate test of the index), which depends on the first index of the block. A tape that
+  // kept a block from an earlier recording has the cursor from the start, and variables before
+  // any statement move the block's first index: one by one (variable()) and in one call
+  // (variables()). Statements must then stop exactly at the last index.
+  constexpr std::uint64_t capacity = (std::uint64_t(1) << 32) - 2;
+  etad::tape t;
+  {
+    const real a = t.variable(1.0);
+    const real b = a * a;
+    CHECK(b.value() == 1.0);
+  }
+  t.reset();  // keeps the block
+  const real x = t.variable(3.0);
+  for (std::uint64_t i = 0; i < capacity - 14; ++i) (void)t.variable(0.0);
+  std::array<real, 10> last;
+  const std::array<double, 10> values{};
+  t.variables(values, last);
+  CHECK(last[9].index() == capacity - 3);
+  real y = x;
+  for (int k = 0; k < 3; ++k) y = y * x;  // indices capacity - 2 .. capacity
+  CHECK(y.index() == capacity);
+  CHECK(y.value() == 81.0);
+  CHECK(t.statements() == capacity);
+  try {
+    const real w = y * x;
+    FAIL("a statement past the last index was recorded at index " << w.index());
+  } catch (const etad::error& e) {
+    CHECK(says_full(e));
+  }
+  CHECK(t.statements() == capacity);
+
+  t.reset();
+  const real a = t.variable(2.0);
+  const real f = a * a * a;
+  CHECK(t.gradient(f, a)[0] == 12.0);
+}

@@ -120,6 +120,23 @@ ETAD_ALWAYS_INLINE T mul_add(const T& a, const T& b, const T& acc) {
 #endif
 }
 
+/// x, copied by a full-register move where the target has AVX (double only). The sweep's
+/// loop-carried adjoint (`next`, which becomes the next statement's `a`) needs a copy per
+/// statement; g++ 12 makes it `vmovsd %xmm1, %xmm1, %xmm0`, a merge of two registers with a
+/// latency of a cycle on the sweep's critical path, where `vmovapd` is eliminated at register
+/// renaming. The same value: only the instruction differs.
+template <class T>
+ETAD_ALWAYS_INLINE T carried(const T& x) {
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX__) && defined(__x86_64__)
+  if constexpr (std::is_same_v<T, double>) {
+    T r;
+    __asm__("vmovapd %1, %0" : "=x"(r) : "x"(x));
+    return r;
+  }
+#endif
+  return x;
+}
+
 /// Whether the innermost number of a is finite.
 template <class T>
 ETAD_ALWAYS_INLINE bool finite_value(const T& a) {
@@ -211,6 +228,28 @@ ETAD_ALWAYS_INLINE void push_held(T* adj, T& next, index_t& h, T& hs, const T& a
   }
 }
 
+/// push_held for a statement of four or more partials, which also has `next2` for the index two
+/// below (see sweep_block): the register is tested first, since a loop parameter there comes
+/// back at every iteration. (The register holds neither below nor below2: those were flushed
+/// when the statement began.)
+template <class T>
+ETAD_ALWAYS_INLINE void push_held_long(T* adj, T& next, T& next2, index_t& h, T& hs, const T& a,
+                                       const T* p, const index_t* in, index_t below,
+                                       index_t below2, std::size_t j) {
+  const index_t q = in[j];
+  if (q == h) [[likely]] {
+    hs = mul_add(a, p[j], hs);
+  } else if (q == below) {
+    next = mul_add(a, p[j], next);
+  } else if (q == below2) {
+    next2 = mul_add(a, p[j], next2);
+  } else {
+    adj[h] += hs;
+    h = q;
+    hs = a * p[j];
+  }
+}
+
 /// Adds a pending register's sum to its index's adjoint and empties it (index 0, sum 0).
 template <class T>
 ETAD_ALWAYS_INLINE void flush_held(T* adj, index_t& h, T& hs) {
@@ -279,8 +318,8 @@ public:
   };
 
   ETAD_ALWAYS_INLINE slot append(std::size_t n, index_t& defined) {
-    if (at_.end == at_.end_limit || at_.used + n > at_.capacity ||
-        next_ == std::numeric_limits<index_t>::max()) [[unlikely]]
+    // (The last index is in the end limit: see load_cursor.)
+    if (at_.end == at_.end_limit || at_.used + n > at_.capacity) [[unlikely]]
       make_room(n);
     defined = next_++;
     slot s{at_.partial + at_.used, at_.input + at_.used};
@@ -301,8 +340,7 @@ public:
                                              std::size_t length, bool uniform, const T& scale,
                                              index_t& defined) {
     const std::size_t n = range_header + scattered + (uniform ? 0 : length);
-    if (at_.end == at_.end_limit || at_.used + n > at_.capacity ||
-        next_ == std::numeric_limits<index_t>::max()) [[unlikely]]
+    if (at_.end == at_.end_limit || at_.used + n > at_.capacity) [[unlikely]]
       make_room(n);
     defined = next_++;
     T* p = at_.partial + at_.used;
@@ -348,7 +386,13 @@ public:
       // Nothing but variables so far: they need no end[] entries (a sweep never visits them),
       // so the first block simply starts after them.
       next_ += static_cast<index_t>(count);
-      if (cur_ != nullptr) cur_->first = next_;
+      if (cur_ != nullptr) {
+        cur_->first = next_;
+        // (The end limit depends on first in the last block's worth of indices: load_cursor.)
+        if (next_ > std::numeric_limits<index_t>::max() - index_t(default_statements))
+            [[unlikely]]
+          load_cursor();
+      }
       return first_defined;
     }
     while (count > 0) {
@@ -366,9 +410,18 @@ public:
 
   /// One statement with no partials (an independent variable); returns its index.
   ETAD_ALWAYS_INLINE index_t append_variable() {
+    // The end limit (see load_cursor) depends on b.first only in the last block's worth of
+    // indices: there it is recomputed, below them the capacity computed earlier still holds.
     if (only_variables() && next_ != std::numeric_limits<index_t>::max()) {
       const index_t i = next_++;
-      if (cur_ != nullptr) cur_->first = next_;
+      if (cur_ != nullptr) {
+        cur_->first = next_;
+        if (next_ > std::numeric_limits<index_t>::max() - index_t(default_statements))
+            [[unlikely]] {
+          sync();
+          load_cursor();
+        }
+      }
       return i;
     }
     index_t i;
@@ -477,7 +530,7 @@ public:
   /// to the register `next` instead of through a store that statement i - 1 would load at once
   /// (a store -> load round trip per statement on the critical path). `next` starts from the
   /// adjoint in memory and adds the contributions in sweep order, so its sums are exactly those
-  /// of the plain loop `adj[in[j]] += a * p[j]`. Positions 1 and 2 of statements of 2 and 3
+  /// of the plain loop `adj[in[j]] += a * p[j]`. Positions 1 and 2 of statements of 2 or more
   /// partials also have pending registers (see sweep_block): a loop parameter's contributions
   /// are summed in a register and added to its adjoint when the index changes there, when it is
   /// read, or at the end; that equals the plain loop's sum whenever the parameter gets all its
@@ -590,14 +643,20 @@ private:
     const index_t* const e_stop = end + stop - 1;
     index_t i = i_top;
     index_t raw = *e;
-    // Pending registers for positions 1 and 2 of statements of 2 and 3 partials (floating-point
+    // Pending registers for positions 1 and 2 of statements of 2 or more partials (floating-point
     // T only: for a nested tape's reals, a flush would record statements on the outer tape). In
     // a loop such as z = z * y + c every statement adds into adj[y] and adj[c]; through memory
     // that is a load that waits for the previous statement's store, twice per statement, and it
     // bounded the sweep. Held in registers, the contributions to one index are summed first and
     // added to adj[] once: (adj + (v1 + v2 + ...)) rather than ((adj + v1) + v2) + ...; the
     // same on every run, not the same rounding as the plain loop. (Position 0 is usually the
-    // value the loop carries, i - 1, which goes to `next`.)
+    // value the loop carries, i - 1, which goes to `next`.) Statements of 4 or more partials use
+    // the same two registers at positions 1 and 2 (chain's long statement has the parameters y
+    // and z there; its other statement, tt = t * t, has one partial and leaves them alone), and
+    // test the register before below and below2 (push_held_long). Tried: a third register for
+    // a long statement's last position (x in chain): g++ 12 ran out of general registers and
+    // spilled (+3 instructions per statement on the recurrence); and one test of the largest
+    // held index per statement instead of one per register: spills with -march=native.
     // The registers carry over from block to block, and are flushed only when their index
     // changes, when it is about to be read (it becomes `below`, or `below - 1` for next2, see
     // below), or at the end of the whole sweep: a loop's parameter then gets all its
@@ -631,7 +690,7 @@ private:
       raw = raw_below;
       const T* p = partial + begin;
       const index_t* in = input + begin;
-      const T a = next;
+      const T a = carried(next);
       adj[i] = a;  // the adjoint as memory holds it (sources may be intermediates)
       const index_t below = i - 1;
       i = below;
@@ -643,7 +702,7 @@ private:
       }
       if constexpr (held) {
         if (two) {
-          next = next2;
+          next = carried(next2);
           two = false;
         } else {
           next = adj[below];
@@ -671,7 +730,18 @@ private:
             if (h2 == below2) [[unlikely]] flush_held(adj, h2, hs2);
             next2 = adj[below2];
             two = true;
-            push_ordinary(adj, next, next2, a, p, in, m, below, below2);
+            push_one(adj, next, next2, a, p, in, below, below2, 0);
+            push_held_long(adj, next, next2, h1, hs1, a, p, in, below, below2, 1);
+            push_held_long(adj, next, next2, h2, hs2, a, p, in, below, below2, 2);
+            if (m == 5) {
+              push_one(adj, next, next2, a, p, in, below, below2, 3);
+              push_one(adj, next, next2, a, p, in, below, below2, 4);
+            } else if (m == 4) {
+              push_one(adj, next, next2, a, p, in, below, below2, 3);
+            } else {
+              for (std::size_t j = 3; j < m; ++j)
+                push_one(adj, next, next2, a, p, in, below, below2, j);
+            }
           } else {
             push_ordinary(adj, next, next, a, p, in, m, below, below);
           }
@@ -756,8 +826,13 @@ private:
       return;
     }
     block<T>& b = *cur_;
+    // The end limit is also where the next statement would define index 2^32 - 1, which is never
+    // handed out: append() then tests one limit, not the index too (statements of a block have
+    // consecutive indices from b.first, so next_ == b.first + b.statements). Variables recorded
+    // before any statement move b.first: append_empty and append_variable keep this up to date.
+    const std::size_t left = std::numeric_limits<index_t>::max() - b.first;
     at_ = {b.partial.get(), b.input.get(), b.partials, b.partial_capacity,
-           b.end + b.statements, b.end + b.statement_capacity};
+           b.end + b.statements, b.end + std::min(b.statement_capacity, left)};
   }
 
   std::vector<block<T>> blocks_;
