@@ -16,15 +16,10 @@ struct stop_gradient_op {
   static constexpr std::string_view name = "stop_gradient";
   static constexpr std::size_t arity = 1;
   static constexpr bool differentiable = false;
-  // On numbers the identity. On reals (the scalar of a nested tape) the value itself must be cut
-  // off from the outer tape too, or a second derivative would see through the stop.
-  template <class X>
-  static constexpr auto value(const X& x) {
-    if constexpr (expression<X>)
-      return etad::apply(stop_gradient_op{}, x);
-    else
-      return x;
-  }
+  // The identity. On a nested tape the outer tape records stop_gradient itself (the sweep applies
+  // every rule to the outer reals: static/detail/sweep.hpp, outer_value), so a second derivative
+  // does not see through the stop either.
+  static constexpr auto value(const auto& x) { return x; }
 };
 template <operand X> constexpr auto stop_gradient(const X& x) { return etad::apply(stop_gradient_op{}, x); }
 
@@ -34,18 +29,12 @@ struct pass_through_op {
   static constexpr std::string_view name = "grad_pass_through";
   static constexpr std::size_t arity = 1;
   [[no_unique_address]] F f;
-  // On numbers f(x). On reals (the scalar of a nested tape) the value is itself a pass-through
-  // of the outer tape, f of the outer number with partial 1, as stop_gradient's value is a stop:
-  // computed as f(x) on the reals, the outer tape differentiated f itself, and a second
-  // derivative saw f's slope (round: 0, std::negate: -1) instead of the identity's, where
-  // TensorFlow records the pass-through on every tape.
-  template <class X>
-  constexpr auto value(const X& x) const {
-    if constexpr (expression<X>)
-      return etad::apply(*this, x);
-    else
-      return f(x);
-  }
+  // f(x), called with plain numbers only: on a nested tape the outer tape records the
+  // pass-through itself, f of the outer number with partial 1 (the sweep applies every rule to
+  // the outer reals: static/detail/sweep.hpp, outer_value), so a second derivative sees the
+  // identity's slope, not f's (round: 0, std::negate: -1), as TensorFlow, which records the
+  // pass-through on every tape.
+  constexpr auto value(const auto& x) const { return f(x); }
   constexpr auto partials(const auto& x, const auto&) const {
     using T = std::remove_cvref_t<decltype(x)>;
     return std::array{T(1)};

@@ -321,12 +321,49 @@ struct sweep {
     }
   }
 
+  // --- nested tapes ---------------------------------------------------------------------------
+  // On a nested tape S is a real of the outer tape, itself an expression. A node's value is then
+  // its rule applied to the outer reals: one outer statement whose partials are the rule's own
+  // (evaluated on the outer tape's numbers), not the rule's value formula as written on reals.
+  // The two agree for a rule whose partials are the derivatives of its value, and the outer
+  // tape then sees what TensorFlow records on every tape: the op with its gradient. Where they
+  // differ (a straight-through estimator: value round(x), partial 1; gradient clipping), a
+  // second derivative differentiates the partials the rule declares, as TF's custom_gradient.
+  static constexpr bool nested = expression<S>;
+
+  /// A child as an operand of the outer statement: a number constant as itself, a comparison's
+  /// value as a constant<bool>, anything else as its value, an outer real.
+  template <class C>
+  ETAD_SWEEP_INLINE constexpr auto outer_operand(const C& c, const frame<C, S>& cf) const {
+    if constexpr (is_constant_leaf_v<C>)
+      return c;
+    else if constexpr (std::is_same_v<value_t<C, S>, bool>)
+      return constant<bool>{value(c, cf)};
+    else
+      return static_cast<S>(value(c, cf));
+  }
+
+  /// e's rule applied to its children's values on the outer tape: one outer statement.
   template <class E>
-  ETAD_SWEEP_INLINE constexpr value_t<E, S> node_value(const E& e, const frame<E, S>& fr) const {
+  ETAD_SWEEP_INLINE constexpr S outer_value(const E& e, const frame<E, S>& fr) const {
     const auto& k = kids(fr);
     return [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-      return static_cast<value_t<E, S>>(e.op().value(value(get<I>(e.children), get<I>(k))...));
+      using outer_node =
+          node<typename E::op_type, decltype(outer_operand(get<I>(e.children), get<I>(k)))...>;
+      return static_cast<S>(outer_node{e.op(), outer_operand(get<I>(e.children), get<I>(k))...});
     }(std::make_index_sequence<E::arity>{});
+  }
+
+  template <class E>
+  ETAD_SWEEP_INLINE constexpr value_t<E, S> node_value(const E& e, const frame<E, S>& fr) const {
+    if constexpr (nested && !is_predicate_v<typename E::op_type>) {
+      return outer_value(e, fr);
+    } else {
+      const auto& k = kids(fr);
+      return [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
+        return static_cast<value_t<E, S>>(e.op().value(value(get<I>(e.children), get<I>(k))...));
+      }(std::make_index_sequence<E::arity>{});
+    }
   }
 
   /// Forward sweep of a tree: slots must have been computed (forward_slots) first. Partials:
@@ -365,7 +402,13 @@ struct sweep {
         const auto r = e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...);
         check_partials<Op, E::arity, decltype(r.partials)>();
         if constexpr (is_tuple_like_v<decltype(r.partials)>) {
-          fr.v = static_cast<S>(r.value);
+          // On a nested tape the value is the rule applied on the outer tape (outer_value), so
+          // that the outer tape differentiates it through the rule's partials; r.value, the
+          // value as computed on reals, is not used.
+          if constexpr (nested)
+            fr.v = outer_value(e, fr);
+          else
+            fr.v = static_cast<S>(r.value);
           fr.fused.p = {static_cast<S>(std::get<I>(r.partials))...};
         }
       }
