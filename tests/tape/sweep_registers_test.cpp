@@ -190,10 +190,21 @@ TEST_CASE("tape sweep registers: the adjoint two below in chain's statements, ag
   CHECK(r.value() == Approx(tr.v).epsilon(1e-13));
   for (std::size_t k = 0; k < 3; ++k) CHECK(g[k] == Approx(tr.d[k]).epsilon(1e-10));
 
-  // The register adds in the plain loop's order: bitwise what gradients() (no registers) gives.
+  // Where the compiler merged each statement's repeated inputs (1 + 5 partials per step: at -O3,
+  // and with clang at -O2), each parameter gets all its contributions in one run of a register,
+  // added in the plain loop's order: bitwise what gradients() (no registers) gives. Where it did
+  // not (g++ -O2 keeps some repeats, 10 partials per step), a parameter held in a register also
+  // arrives at other positions of the same statement, through memory, and the two sums are
+  // grouped differently: equal up to the last bits, as docs/design.md says.
   const std::vector<real> targets{r}, sources{x, y, z};
   const auto general = t.gradients(targets, sources);
-  for (std::size_t k = 0; k < 3; ++k) CHECK(*general[k] == g[k]);
+  const bool merged = t.partials() == 6 * n + (shift ? 2 : 0);
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (merged)
+      CHECK(*general[k] == g[k]);
+    else
+      CHECK(*general[k] == Approx(g[k]).epsilon(1e-14));
+  }
 }
 
 TEST_CASE("tape sweep registers: a range statement between a statement and the index it holds",
