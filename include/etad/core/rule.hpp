@@ -124,6 +124,41 @@ constexpr void check_partials() {
   }
 }
 
+namespace detail {
+/// Whether apply(rule, a...) passes its checks; each failed check has its own static_assert.
+template <class Rule, class... A>
+consteval bool apply_is_valid() {
+  if constexpr (!all_v<rule_argument_is_operand<Rule, A>...>)
+    return false;
+  else if constexpr (is_product_v<Rule> && is_gated_v<Rule>)
+    return false;
+  else if constexpr (!all_v<valid_input_only_v<std::remove_cvref_t<as_expression_t<A>>>...>)
+    return false;
+  else if constexpr (has_fixed_arity<Rule>())  // Rule::arity exists only then
+    return sizeof...(A) == Rule::arity;
+  else
+    return true;
+}
+
+/// What apply() returns after one of its checks failed: its first expression argument (or 0.0),
+/// which every later step accepts, so that the compiler reports the failed check and nothing
+/// after it (building the node would add a page of errors from inside the sweeps).
+template <class... A>
+constexpr auto stand_in(const A&... a) {
+  constexpr std::size_t n = sizeof...(A);
+  constexpr std::size_t first = [] {
+    constexpr bool is_expression[] = {expression<A>..., true};
+    std::size_t i = 0;
+    while (!is_expression[i]) ++i;
+    return i;
+  }();
+  if constexpr (first < n)
+    return std::get<first>(std::tie(a...));
+  else
+    return 0.0;
+}
+}  // namespace detail
+
 /// etad::apply(rule, args...): with at least one expression argument, the node
 /// node<Rule, as_expression_t<Args>...>; with numbers only, the value computed at once.
 template <class Rule, class... A>
@@ -139,7 +174,14 @@ constexpr auto apply(const Rule& rule, const A&... a) {
   // product tree (which would let a rule pass its own tests and fail in a later formula).
   static_assert(!(is_product_v<Rule> && is_gated_v<Rule>),
                 "etad: a product rule cannot be gated; drop `product` or `gated`");
-  if constexpr (detail::any_v<expression<A>...>)
+  if constexpr (detail::all_v<detail::rule_argument_is_operand<Rule, A>...>)
+    static_assert(
+        detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<as_expression_t<A>>>...>,
+        "etad: a leaf type that says input_only = true must be an empty class (equal types "
+        "must mean equal values); give a leaf with data members input_only = false");
+  if constexpr (!detail::apply_is_valid<Rule, A...>())
+    return detail::stand_in(a...);  // the assertion above is the only error
+  else if constexpr (detail::any_v<expression<A>...>)
     return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
   else
     return rule.value(a...);
