@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <span>
@@ -107,9 +108,11 @@ TEST_CASE("tape reduce: sum, mean and squared_norm", "[tape][reduce]") {
 TEST_CASE("tape reduce: sum and mean of every length around the lane width", "[tape][reduce]") {
   // sum() adds in interleaved lanes with a tail loop; small integers are exact in any order, so
   // every length must give exactly n (n + 1) / 2, on the tape (consecutive variables, a range
-  // statement) and off it (a scattered range, and constants).
+  // statement) and off it (a scattered range, and constants). Lengths up to
+  // detail::short_scan_limit are scanned by a scalar loop, longer ones by vectorized loops:
+  // both sides of that limit too.
   etad::tape t{etad::persistent};
-  for (std::size_t n = 1; n <= 13; ++n) {
+  for (std::size_t n = 1; n <= etad::detail::short_scan_limit + 5; ++n) {
     std::vector<double> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i + 1);
     const double expected = static_cast<double>(n * (n + 1) / 2);
@@ -117,8 +120,16 @@ TEST_CASE("tape reduce: sum and mean of every length around the lane width", "[t
     CHECK(etad::sum(x).value() == expected);
     CHECK(etad::mean(x).value() == expected / static_cast<double>(n));
     CHECK(gradient_all(t, etad::sum(x), x) == std::vector<double>(n, 1.0));
+    // A range statement stores 2 slots however long the range (sum's partials are all 1).
+    const std::size_t p0 = t.used_bytes();
+    const real s = etad::sum(x);
+    CHECK(t.used_bytes() - p0 == 2 * (sizeof(double) + sizeof(std::uint32_t)) + sizeof(std::uint32_t));
+    CHECK(s.value() == expected);
     std::vector<real> reversed(x.rbegin(), x.rend());  // not consecutive: one index per element
     CHECK(etad::sum(reversed).value() == expected);
+    std::vector<double> g(n);
+    t.gradient(etad::sum(reversed), x, g);
+    CHECK(g == std::vector<double>(n, 1.0));
     const std::vector<real> constants(v.begin(), v.end());
     CHECK(etad::sum(constants).value() == expected);
   }
@@ -129,6 +140,13 @@ TEST_CASE("tape reduce: sum and mean of every length around the lane width", "[t
   for (const double e : w) serial += e;
   REQUIRE(serial == 3.0);  // the data does tell the two orders apart
   CHECK(etad::sum(variables(t, w)).value() == 6.0);
+  // The same lanes past the short-scan limit (20 elements): lane 0 is 1e16 - 1e16 + 1e16 -
+  // 1e16 + 0 = 0, lanes 1-3 are 4 each, so 12, where a left-to-right loop gives 6.
+  std::vector<double> w20 = w;
+  w20.insert(w20.end(), w.begin(), w.end());
+  w20.insert(w20.end(), {0.0, 0.0, 0.0, 0.0});
+  REQUIRE(w20.size() > etad::detail::short_scan_limit);
+  CHECK(etad::sum(variables(t, w20)).value() == 12.0);
 }
 
 TEST_CASE("tape reduce: sum on both sides of the split-scan limit", "[tape][reduce]") {
