@@ -179,8 +179,17 @@ constexpr auto apply(const Rule& rule, const A&... a) {
         detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<as_expression_t<A>>>...>,
         "etad: a leaf type that says input_only = true must be an empty class (equal types "
         "must mean equal values); give a leaf with data members input_only = false");
-  if constexpr (!detail::apply_is_valid<Rule, A...>())
-    return detail::stand_in(a...);  // the assertion above is the only error
+  if constexpr (!detail::apply_is_valid<Rule, A...>()) {
+    // The assertion above is the only error. A leaf that broke the input_only rule would break
+    // it again in the next op that takes the stand-in, so that stand-in is a number.
+    if constexpr (!detail::all_v<detail::rule_argument_is_operand<Rule, A>...>)
+      return detail::stand_in(a...);  // (as_expression_t of a non-operand does not exist)
+    else if constexpr (!detail::all_v<detail::valid_input_only_v<
+                           std::remove_cvref_t<as_expression_t<A>>>...>)
+      return 0.0;
+    else
+      return detail::stand_in(a...);
+  }
   else if constexpr (detail::any_v<expression<A>...>)
     return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
   else
