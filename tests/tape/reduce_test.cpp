@@ -141,11 +141,14 @@ TEST_CASE("tape reduce: sum and mean of every length around the lane width", "[t
   REQUIRE(serial == 3.0);  // the data does tell the two orders apart
   CHECK(etad::sum(variables(t, w)).value() == 6.0);
   // The same lanes past the short-scan limit (20 elements): lane 0 is 1e16 - 1e16 + 1e16 -
-  // 1e16 + 0 = 0, lanes 1-3 are 4 each, so 12, where a left-to-right loop gives 6.
+  // 1e16 + 0 = 0, lanes 1-3 are 4 each, so 12, where a left-to-right loop gives 7.
   std::vector<double> w20 = w;
   w20.insert(w20.end(), w.begin(), w.end());
   w20.insert(w20.end(), {0.0, 0.0, 0.0, 0.0});
   REQUIRE(w20.size() > etad::detail::short_scan_limit);
+  double serial20 = 0;
+  for (const double e : w20) serial20 += e;
+  REQUIRE(serial20 != 12.0);  // the data tells the two orders apart here too
   CHECK(etad::sum(variables(t, w20)).value() == 12.0);
 }
 
