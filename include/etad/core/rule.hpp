@@ -163,37 +163,44 @@ constexpr auto stand_in(const A&... a) {
 /// node<Rule, as_expression_t<Args>...>; with numbers only, the value computed at once.
 template <class Rule, class... A>
 constexpr auto apply(const Rule& rule, const A&... a) {
-  static_assert(detail::all_v<detail::rule_argument_is_operand<Rule, A>...>,
-                "etad: an argument of an op or rule is neither an etad expression nor a number "
-                "(bool does not count); pass an etad expression or a number such as 2.0");
-  if constexpr (detail::has_fixed_arity<Rule>())
-    static_assert(detail::rule_called_with_its_arity<Rule, sizeof...(A), Rule::arity>,
-                  "etad: a rule was applied to a different number of arguments than its arity; "
-                  "pass exactly `arity` arguments, or drop `arity` if the rule is variadic");
-  // Checked here, where every use of the rule passes, and not only in the static sweep of a
-  // product tree (which would let a rule pass its own tests and fail in a later formula).
-  static_assert(!(is_product_v<Rule> && is_gated_v<Rule>),
-                "etad: a product rule cannot be gated; drop `product` or `gated`");
-  if constexpr (detail::all_v<detail::rule_argument_is_operand<Rule, A>...>)
-    static_assert(
-        detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<as_expression_t<A>>>...>,
-        "etad: a leaf type that says input_only = true must be an empty class (equal types "
-        "must mean equal values); give a leaf with data members input_only = false");
-  if constexpr (!detail::apply_is_valid<Rule, A...>()) {
-    // The assertion above is the only error. A leaf that broke the input_only rule would break
-    // it again in the next op that takes the stand-in, so that stand-in is a number.
-    if constexpr (!detail::all_v<detail::rule_argument_is_operand<Rule, A>...>)
-      return detail::stand_in(a...);  // (as_expression_t of a non-operand does not exist)
-    else if constexpr (!detail::all_v<detail::valid_input_only_v<
-                           std::remove_cvref_t<as_expression_t<A>>>...>)
-      return 0.0;
+  if constexpr (detail::apply_is_valid<Rule, A...>()) {
+    if constexpr (detail::any_v<expression<A>...>)
+      return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
     else
-      return detail::stand_in(a...);
+      return rule.value(a...);
+  } else {
+    // A check failed: its static_assert below says which. What is returned then is a stand-in
+    // that every later step accepts, so that this sentence is the only error (building the node
+    // would add a page of errors from inside the sweeps).
+    static_assert(detail::all_v<detail::rule_argument_is_operand<Rule, A>...>,
+                  "etad: an argument of an op or rule is neither an etad expression nor a number "
+                  "(bool does not count); pass an etad expression or a number such as 2.0");
+    if constexpr (detail::has_fixed_arity<Rule>())
+      static_assert(detail::rule_called_with_its_arity<Rule, sizeof...(A), Rule::arity>,
+                    "etad: a rule was applied to a different number of arguments than its "
+                    "arity; pass exactly `arity` arguments, or drop `arity` if the rule is "
+                    "variadic");
+    // Checked here, where every use of the rule passes, and not only in the static sweep of a
+    // product tree (which would let a rule pass its own tests and fail in a later formula).
+    static_assert(!(is_product_v<Rule> && is_gated_v<Rule>),
+                  "etad: a product rule cannot be gated; drop `product` or `gated`");
+    if constexpr (!detail::all_v<detail::rule_argument_is_operand<Rule, A>...>) {
+      return detail::stand_in(a...);  // (as_expression_t of a non-operand does not exist)
+    } else {
+      constexpr bool leaves_ok =
+          detail::all_v<detail::valid_input_only_v<std::remove_cvref_t<as_expression_t<A>>>...>;
+      static_assert(leaves_ok,
+                    "etad: a leaf type that says input_only = true must be an empty class (equal "
+                    "types must mean equal values); give a leaf with data members input_only = "
+                    "false");
+      // A leaf that broke the input_only rule would break it again in the next op that takes
+      // the stand-in, so that stand-in is a number.
+      if constexpr (!leaves_ok)
+        return 0.0;
+      else
+        return detail::stand_in(a...);
+    }
   }
-  else if constexpr (detail::any_v<expression<A>...>)
-    return node<Rule, as_expression_t<A>...>{rule, as_expression(a)...};
-  else
-    return rule.value(a...);
 }
 
 /// op_fn<Rule>: the callable through which a rule is used, e.g.
