@@ -54,5 +54,6 @@ for b in json.load(open(sys.argv[1]))["benchmarks"]:
 print(f"| problem | size | base ns | work ns | work / base |\n|---|---:|---:|---:|---:|")
 for (problem, size), t in rows.items():
     if "base" in t and "work" in t:
-        print(f"| {problem} | {size} | {t['base']:.1f} | {t['work']:.1f} | {t['work'] / t['base']:.3f} |")
+        base, work = t["base"], t["work"]
+        print(f"| {problem} | {size} | {base:.1f} | {work:.1f} | {work / base:.3f} |")
 PY

@@ -96,6 +96,17 @@ struct range_info {
   index_t first = 0;
 };
 
+/// Placed in a loop's body, keeps the compiler from vectorizing the loop (an empty asm
+/// statement, which emits nothing). For short loops over reals that were just written
+/// element by element (variables(), then a reduction over them): vector loads spanning
+/// several of those stores are not forwarded from the store buffer and wait for the stores to
+/// reach the cache, while 8-byte loads are forwarded.
+ETAD_ALWAYS_INLINE void no_vectorize() noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __asm__("");
+#endif
+}
+
 /// Ranges of at most this many reals are scanned by one scalar loop (scan_range).
 inline constexpr std::size_t short_scan_limit = 16;
 /// Longer ranges of at most this many reals are scanned in two loops, longer ones in one
@@ -118,8 +129,9 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   // reals, one loop. Up to short_scan_limit reals, one scalar loop: a short range is usually
   // one that variables() (or statements) wrote just before, element by element, and g++'s
   // vector loads of it (several reals per load, permuted apart) waited for those stores (not
-  // forwarded from the store buffer; perf put 37 % of sum/10's samples in sum()). Measured
-  // (both versions in one binary, 21 interleaved repetitions): sum/10 38.8 -> 35.9 ns.
+  // forwarded from the store buffer; perf put 37 % of sum/10's samples in sum()). Measured:
+  // sum/10 812 -> 786 instructions; in time -7.5 % or -1 % depending on the host's state (both
+  // versions in one program, interleaved; docs/performance-tape.md).
   const std::uint64_t key0 = key_of(xs[0]);
   std::uint64_t gaps = 0;
   if (n <= short_scan_limit) {

@@ -72,17 +72,6 @@ inline range_shape shape_of_range(const index_t* in, std::size_t m) {
   return {in[0], length, m - range_header - (uniform ? 0 : length), uniform};
 }
 
-/// Placed in a loop's body, keeps the compiler from vectorizing the loop (an empty asm
-/// statement, which emits nothing). For short loops over reals that were just written
-/// element by element (variables(), then a reduction over them): vector loads spanning
-/// several of those stores are not forwarded from the store buffer and wait for the stores to
-/// reach the cache, while 8-byte loads are forwarded.
-ETAD_ALWAYS_INLINE void no_vectorize() noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  __asm__("");
-#endif
-}
-
 /// Sets a[0 .. n) to zero: the adjoints before a sweep. For floating-point T through a zero the
 /// optimizer cannot see, so that the loop stays an inline vectorized loop: vector::assign stores
 /// one element per iteration with g++ 12 (this loop instead: chain/10^3 and the recurrence
