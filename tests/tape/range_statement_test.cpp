@@ -224,3 +224,105 @@ TEST_CASE("range statements: stop_gradients and unconnected sources", "[tape][ra
   CHECK(z[1] == std::optional<double>(2.0));
   CHECK(z[4] == std::optional<double>(0.0));
 }
+
+// gradient() reads a range statement's partials directly when its sweep would visit that one
+// statement only and the sources lie in its range (a reduction's gradient with respect to its
+// inputs). Checked against the closed forms and, exactly, against gradients(), whose general
+// sweep zeroes the adjoints, adds 1 * partial into them and copies them out.
+TEST_CASE("range statements: a reduction's gradient with respect to its own inputs", "[tape][range]") {
+  const auto sweep_of = [](etad::tape& t, const real& r, std::span<const real> s) {
+    const real targets[] = {r};
+    std::vector<double> g;
+    for (const auto& e : t.gradients(targets, s, {.unconnected_gradients = etad::unconnected::zero}))
+      g.push_back(*e);
+    return g;
+  };
+  // 7 sources take the short path (at most 16), 40 the path that checks the sources' keys as it
+  // reads.
+  for (const std::size_t n : {std::size_t(7), std::size_t(40)}) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = values[i % values.size()] * (1 + 0.01 * double(i));
+    for (const auto& name : names) {
+      if (name == "dot" && n > coefficients.size()) continue;  // (7 coefficients)
+      INFO(name << ", " << n << " inputs");
+      etad::tape t{etad::persistent};
+      const std::vector<real> x = t.variables(v);
+      const real r = reduce(name, x);
+      const std::vector<double> want = expected(name, v);
+      std::vector<double> g(n);
+      t.gradient(r, x, g);
+      const std::vector<double> swept = sweep_of(t, r, x);
+      for (std::size_t i = 0; i < n; ++i) {
+        CHECK(g[i] == Approx(want[i]).epsilon(1e-13));
+        CHECK(g[i] == swept[i]);
+      }
+      // Part of the range: the same partials.
+      const std::span<const real> part = std::span<const real>(x).subspan(2, n - 4);
+      std::vector<double> gp(part.size());
+      t.gradient(r, part, gp);
+      for (std::size_t i = 0; i < gp.size(); ++i) CHECK(gp[i] == g[i + 2]);
+    }
+  }
+  SECTION("sources beyond the range, or the statement not the only one to sweep") {
+    etad::tape t{etad::persistent};
+    const std::vector<real> x = t.variables(values);
+    const std::span<const real> tail = std::span<const real>(x).subspan(1);
+    const real p = etad::prod(tail);
+    std::vector<double> g(x.size());
+    t.gradient(p, x, g);  // x[0] is a source outside p's range: 0
+    const std::vector<double> want = expected("prod", std::vector<double>(values.begin() + 1, values.end()));
+    CHECK(g[0] == 0.0);
+    for (std::size_t i = 1; i < x.size(); ++i) CHECK(g[i] == Approx(want[i - 1]).epsilon(1e-14));
+    const real q = 3.0 * p;  // two statements to sweep
+    t.gradient(q, x, g);
+    for (std::size_t i = 1; i < x.size(); ++i) CHECK(g[i] == Approx(3 * want[i - 1]).epsilon(1e-14));
+  }
+  SECTION("signed zeros, infinities and NaN as the sweep gives them") {
+    // prod's partials: products of the other elements. With -0 among them the sweep gives
+    // 0 + 1 * (-0) = +0; with inf, inf; with inf and 0, NaN.
+    for (const std::size_t n : {std::size_t(3), std::size_t(20)}) {
+      for (const double special : {-0.0, std::numeric_limits<double>::infinity()}) {
+        INFO(n << " inputs, special value " << special);
+        std::vector<double> v(n, 2.0);
+        v[0] = special;
+        if (special != 0.0) v[1] = 0.0;  // inf * 0: NaN in the partials of the others
+        etad::tape t{etad::persistent};
+        const std::vector<real> x = t.variables(v);
+        const real p = etad::prod(x);
+        std::vector<double> g(n);
+        t.gradient(p, x, g);
+        const std::vector<double> swept = sweep_of(t, p, x);
+        for (std::size_t i = 0; i < n; ++i) {
+          CHECK(std::isnan(g[i]) == std::isnan(swept[i]));
+          if (!std::isnan(g[i])) {
+            CHECK(g[i] == swept[i]);
+            CHECK(std::signbit(g[i]) == std::signbit(swept[i]));
+          }
+        }
+        if (special == 0.0) {
+          CHECK(g[0] == std::pow(2.0, double(n - 1)));
+          for (std::size_t i = 1; i < n; ++i) CHECK((g[i] == 0.0 && !std::signbit(g[i])));
+        } else {
+          CHECK(g[0] == 0.0);  // the product of the others: 0 * 2 * ...
+          CHECK(g[1] == std::numeric_limits<double>::infinity());
+          for (std::size_t i = 2; i < n; ++i) CHECK(std::isnan(g[i]));
+        }
+      }
+    }
+  }
+  SECTION("a non-persistent tape answers once; a foreign source is an error") {
+    etad::tape t;
+    const std::vector<real> x = t.variables(values);
+    const real s = etad::sum(x);
+    std::vector<double> g(x.size());
+    std::vector<real> foreign = x;
+    {
+      etad::tape other;  // active while it lives
+      foreign[3] = other.variable(1.0);
+    }
+    CHECK_THROWS_AS(t.gradient(s, foreign, g), etad::error);
+    t.gradient(s, x, g);  // the failed call did not count
+    for (const double e : g) CHECK(e == 1.0);
+    CHECK_THROWS_AS(t.gradient(s, x, g), etad::error);
+  }
+}

@@ -316,6 +316,30 @@ private:
     }
     return gaps;
   }
+  // gradient()'s read-out of one range statement's partials, for sources that are its inputs:
+  // o[k] = 0 + p[k] (p[0] when uniform), k < m, what the sweep would leave in their adjoints
+  // (0 + 1 * p: -0 becomes +0, inf and NaN pass through).
+  ETAD_ALWAYS_INLINE static void copy_partials(const T* __restrict p, bool uniform,
+                                               T* __restrict o, std::size_t m) {
+    if (uniform) {
+      const T c = T(0) + p[0];
+      for (std::size_t k = 0; k < m; ++k) o[k] = c;
+    } else {
+      for (std::size_t k = 0; k < m; ++k) o[k] = T(0) + p[k];
+    }
+  }
+  // The same for many sources, whose keys scan_sources did not check: first checked as
+  // copy_consecutive checks them; nonzero (and nothing written) if they are not consecutive.
+  [[gnu::noinline]] static std::uint64_t copy_partials_checked(const T* __restrict p, bool uniform,
+                                                               T* __restrict o,
+                                                               const real<T>* __restrict src,
+                                                               std::size_t m) {
+    const std::uint64_t key0 = detail::key_of(src[0]);
+    std::uint64_t gaps = 0;
+    for (std::size_t k = 0; k < m; ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    if (gaps == 0) copy_partials(p, uniform, o, m);
+    return gaps;
+  }
   // gradient()'s sweep: adjoints zeroed, target hi seeded with 1, swept down to lo.
   ETAD_ALWAYS_INLINE const T* sweep_one(detail::index_t hi, detail::index_t lo, detail::index_t n) {
     T* adj = zeroed_adjoints(n);
@@ -427,6 +451,23 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   used_ = true;
   const detail::index_t hi = target.index();
   lo = std::max(lo, leading_);  // the leading variables have no partials to push
+  if constexpr (std::is_floating_point_v<T>) {
+    // The sweep would visit one statement, and it is a range statement over the sources (a
+    // reduction's gradient with respect to its inputs): its partials are the answer, read
+    // without zeroing the adjoints, sweeping and copying them out. (Every source is at most lo:
+    // nothing else adds to their adjoints. Nested tapes sweep, which records on the outer tape.)
+    const detail::index_t f = many ? src[0].index() : contiguous;
+    if (hi == lo + 1 && f != 0 && (!many || src[0].epoch() == epoch_)) {
+      const auto r = store_.partials_over(hi, f, m);
+      if (r.partial != nullptr) {
+        if (!many) {  // (the keys were checked by scan_sources)
+          copy_partials(r.partial, r.uniform, out.data(), m);
+          return;
+        }
+        if (copy_partials_checked(r.partial, r.uniform, out.data(), src, m) == 0) return;
+      }
+    }
+  }
   const T* adj = sweep_one(hi, lo, n);
   if (many) {
     const detail::index_t f = src[0].index();

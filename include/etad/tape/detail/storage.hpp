@@ -552,6 +552,28 @@ public:
       sweep_long(adj, hi, lo);
   }
 
+  /// Statement i's partials with respect to the indices first .. first + m - 1, when i is a
+  /// range statement of the current block (read through the recording cursor, as sweep_recent
+  /// reads) without scattered inputs, and its range holds those indices: `partial` points at
+  /// the partial of index `first`, or, when `uniform`, at the one partial of every input.
+  /// Otherwise `partial` is nullptr.
+  struct range_partials {
+    const T* partial;
+    bool uniform;
+  };
+  ETAD_ALWAYS_INLINE range_partials partials_over(index_t i, index_t first, std::size_t m) const {
+    if (cur_ == nullptr || i < cur_->first) return {nullptr, false};
+    const std::ptrdiff_t s = std::ptrdiff_t(i) - std::ptrdiff_t(cur_->first);
+    const index_t e = cur_->end[s];
+    if ((e & range_flag) == 0) return {nullptr, false};
+    const std::size_t begin = cur_->end[s - 1] & ~range_flag;  // (end[-1] is a sentinel 0)
+    const range_shape r = shape_of_range(at_.input + begin, (e & ~range_flag) - begin);
+    if (r.scattered != 0 || first < r.first || first - r.first + m > r.length)
+      return {nullptr, false};
+    const T* p = at_.partial + begin;
+    return {r.uniform ? p : p + range_header + (first - r.first), r.uniform};
+  }
+
 private:
   // Both kinds of sweep are out of line: with either inlined, gradient() grew past what g++
   // inlines into its caller, and chain/10 took 65 more instructions per gradient.
