@@ -263,6 +263,47 @@ TEST_CASE("range statements: a reduction's gradient with respect to its own inpu
       for (std::size_t i = 0; i < gp.size(); ++i) CHECK(gp[i] == g[i + 2]);
     }
   }
+  SECTION("read without a sweep: no adjoints allocated") {
+    // The direct read needs no adjoint array; a sweep grows one (kept across calls, counted in
+    // reserved_bytes()). So on a fresh tape reserved_bytes() tells the two paths apart.
+    for (const std::size_t n : {std::size_t(7), std::size_t(40)}) {
+      for (const auto& name : {"sum", "prod"}) {
+        INFO(name << ", " << n << " inputs");
+        etad::tape t{etad::persistent};
+        const std::vector<real> x = t.variables(std::vector<double>(n, 0.5));
+        const real r = reduce(name, x);
+        std::vector<double> g(n);
+        const std::size_t before = t.reserved_bytes();
+        t.gradient(r, x, g);
+        CHECK(t.reserved_bytes() == before);
+        const real r2 = 2.0 * r;  // two statements to sweep
+        const std::size_t recorded = t.reserved_bytes();
+        t.gradient(r2, x, g);
+        CHECK(t.reserved_bytes() > recorded);
+      }
+    }
+  }
+  SECTION("more than 16 sources: permuted inside the range, or reaching past it") {
+    std::vector<double> v(40);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.9 + 0.005 * double(i);
+    etad::tape t{etad::persistent};
+    const std::vector<real> x = t.variables(v);
+    const std::span<const real> head = std::span<const real>(x).first(30);
+    const real p = etad::prod(head);
+    const std::vector<double> want = expected("prod", std::vector<double>(v.begin(), v.begin() + 30));
+    std::vector<double> g(x.size());
+    t.gradient(p, x, g);  // x[30..39] are past the range: 0
+    for (std::size_t i = 0; i < x.size(); ++i)
+      CHECK(g[i] == (i < 30 ? Approx(want[i]).epsilon(1e-13) : Approx(0.0).margin(0)));
+    std::vector<real> s(x.begin(), x.begin() + 30);
+    std::swap(s[5], s[17]);  // the first source in the range, the keys not consecutive
+    std::vector<double> gs(s.size());
+    t.gradient(p, s, gs);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const std::size_t j = i == 5 ? 17 : i == 17 ? 5 : i;
+      CHECK(gs[i] == Approx(want[j]).epsilon(1e-13));
+    }
+  }
   SECTION("sources beyond the range, or the statement not the only one to sweep") {
     etad::tape t{etad::persistent};
     const std::vector<real> x = t.variables(values);

@@ -228,14 +228,17 @@ public:
   static basic_tape* recording() noexcept { return detail::recording_tape<T>; }
 
   /// Records a statement of n partials defining a new index; used by real<T> and by vector
-  /// statements. Fill the returned arrays with the partials and their inputs' indices.
+  /// statements. Fill the returned arrays with the partials and their inputs' indices. Every
+  /// input must be a value recorded before (an index below `defined`): the sweeps and
+  /// gradient() rely on it.
   ETAD_ALWAYS_INLINE typename detail::statement_store<T>::slot record(std::size_t n,
                                                                       detail::index_t& defined) {
     return store_.append(n, defined);
   }
   /// Records a range statement (detail::statement_store::append_range): `scattered` ordinary
   /// inputs, then the consecutive indices first .. first + length - 1, whose partials are stored
-  /// contiguously, or all equal to `scale` when uniform.
+  /// contiguously, or all equal to `scale` when uniform. As for record(), every input is below
+  /// `defined`: first + length <= defined.
   ETAD_ALWAYS_INLINE typename detail::statement_store<T>::range_slot record_range(
       std::size_t scattered, detail::index_t first, std::size_t length, bool uniform,
       const T& scale, detail::index_t& defined) {
