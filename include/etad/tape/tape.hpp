@@ -286,14 +286,19 @@ private:
     detail::index_t lo;
     detail::index_t contiguous;
   };
+  // Nonzero unless src[0 .. m) are consecutive values of one tape (key k is key 0 + k); m > 0.
+  ETAD_ALWAYS_INLINE static std::uint64_t key_gaps(const real<T>* src, std::size_t m) {
+    const std::uint64_t key0 = detail::key_of(src[0]);
+    std::uint64_t gaps = 0;
+    for (std::size_t k = 0; k < m; ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    return gaps;
+  }
   ETAD_ALWAYS_INLINE source_scan scan_sources(std::span<const real<T>> sources,
                                               detail::index_t n) const {
     source_scan r{n, 0};
     if (sources.empty()) return r;
     const real<T>* src = sources.data();
-    const std::uint64_t key0 = detail::key_of(src[0]);
-    std::uint64_t gaps = 0;
-    for (std::size_t k = 0; k < sources.size(); ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    const std::uint64_t gaps = key_gaps(src, sources.size());
     const detail::index_t first = src[0].index();
     if (gaps == 0 && first != 0 && src[0].epoch() == epoch_) return {first, first};
     for (const auto& s : sources) {
@@ -331,15 +336,13 @@ private:
       for (std::size_t k = 0; k < m; ++k) o[k] = T(0) + p[k];
     }
   }
-  // The same for many sources, whose keys scan_sources did not check: first checked as
-  // copy_consecutive checks them; nonzero (and nothing written) if they are not consecutive.
+  // The same for many sources, whose keys scan_sources did not check: first checked
+  // (key_gaps); nonzero, and nothing written, if they are not consecutive.
   [[gnu::noinline]] static std::uint64_t copy_partials_checked(const T* __restrict p, bool uniform,
                                                                T* __restrict o,
                                                                const real<T>* __restrict src,
                                                                std::size_t m) {
-    const std::uint64_t key0 = detail::key_of(src[0]);
-    std::uint64_t gaps = 0;
-    for (std::size_t k = 0; k < m; ++k) gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    const std::uint64_t gaps = key_gaps(src, m);
     if (gaps == 0) copy_partials(p, uniform, o, m);
     return gaps;
   }
