@@ -1,7 +1,8 @@
 // tests/ops/reductions_test.cpp — log_sum_exp over a pack (the static layer's reduction, whose
 // exponentials in double come from detail::exp_nonpositive): value and gradient against an
 // independent long double evaluation (also with spreads where terms underflow), against central
-// differences, and the -inf/+inf/NaN elements; the float path (std::exp) too.
+// differences, and the -inf/+inf/NaN elements; the float path (std::exp) too. Then sum, mean,
+// squared_norm, prod and dot over a pack against closed forms (also in constant expressions).
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
@@ -194,4 +195,80 @@ TEST_CASE("static log_sum_exp: the maximum is std::max's choice on ties and NaN"
   CHECK(v == Approx(1.0 + std::log(2.0)).epsilon(1e-15));
   CHECK(g[0] == 0.5);
   CHECK(g[1] == 0.5);
+}
+
+// --- sum, mean, squared_norm, prod, dot over a pack: closed forms ------------------------------
+
+TEST_CASE("static mean, prod and dot: values and gradients against closed forms",
+          "[ops][reductions]") {
+  const std::array<double, 4> x{1.5, -2.0, 0.25, 3.0};
+  const std::array<double, 4> c{2.0, -1.0, 4.0, 0.5};
+
+  SECTION("mean: (1/n) sum, every partial 1/n") {
+    const auto r = etad::gradient([](const auto& p) { return etad::mean(p); }, x);
+    CHECK(r.value == Approx((1.5 - 2.0 + 0.25 + 3.0) / 4).epsilon(1e-15));
+    for (const double g : r.gradient) CHECK(g == 0.25);
+  }
+  SECTION("prod: partial i is the product of the others (zeros included)") {
+    const auto r = etad::gradient([](const auto& p) { return etad::prod(p); }, x);
+    CHECK(r.value == Approx(1.5 * -2.0 * 0.25 * 3.0).epsilon(1e-15));
+    CHECK(r.gradient[0] == Approx(-2.0 * 0.25 * 3.0).epsilon(1e-15));
+    CHECK(r.gradient[1] == Approx(1.5 * 0.25 * 3.0).epsilon(1e-15));
+    CHECK(r.gradient[2] == Approx(1.5 * -2.0 * 3.0).epsilon(1e-15));
+    CHECK(r.gradient[3] == Approx(1.5 * -2.0 * 0.25).epsilon(1e-15));
+    // One zero element: only its own partial survives (the product of the others).
+    const auto z = etad::gradient([](const auto& p) { return etad::prod(p); },
+                                  std::array{2.0, 0.0, 5.0});
+    CHECK(z.value == 0.0);
+    CHECK(z.gradient[0] == 0.0);
+    CHECK(z.gradient[1] == 10.0);
+    CHECK(z.gradient[2] == 0.0);
+  }
+  SECTION("dot with coefficients, in either order: partials are the coefficients") {
+    const auto a = etad::gradient([&c](const auto& p) { return etad::dot(p, c); }, x);
+    const auto b = etad::gradient([&c](const auto& p) { return etad::dot(c, p); }, x);
+    const double want = 2.0 * 1.5 + -1.0 * -2.0 + 4.0 * 0.25 + 0.5 * 3.0;
+    CHECK(a.value == Approx(want).epsilon(1e-15));
+    CHECK(b.value == Approx(want).epsilon(1e-15));
+    for (std::size_t i = 0; i < 4; ++i) {
+      CHECK(a.gradient[i] == c[i]);
+      CHECK(b.gradient[i] == c[i]);
+    }
+  }
+  SECTION("dot of two packs: d/dx_i of sum x_i y_i, with x and y overlapping") {
+    // f(x0..x3) = x0 x2 + x1 x3 + x2 x0 = 2 x0 x2 + x1 x3.
+    const auto r = etad::gradient(
+        [](const auto& p) {
+          return etad::dot(etad::pack(get<0>(p), get<1>(p), get<2>(p)),
+                           etad::pack(get<2>(p), get<3>(p), get<0>(p)));
+        },
+        x);
+    CHECK(r.value == Approx(2 * 1.5 * 0.25 + -2.0 * 3.0).epsilon(1e-15));
+    CHECK(r.gradient[0] == Approx(2 * 0.25).epsilon(1e-15));
+    CHECK(r.gradient[1] == Approx(3.0).epsilon(1e-15));
+    CHECK(r.gradient[2] == Approx(2 * 1.5).epsilon(1e-15));
+    CHECK(r.gradient[3] == Approx(-2.0).epsilon(1e-15));
+  }
+  SECTION("squared_norm: partials 2 x_i") {
+    const auto r = etad::gradient([](const auto& p) { return etad::squared_norm(p); }, x);
+    CHECK(r.value == Approx(1.5 * 1.5 + 4.0 + 0.0625 + 9.0).epsilon(1e-15));
+    for (std::size_t i = 0; i < 4; ++i) CHECK(r.gradient[i] == 2 * x[i]);
+  }
+}
+
+TEST_CASE("static mean, prod and dot: in constant expressions and in float", "[ops][reductions]") {
+  // d/dx of x0 x1 x2 at (2, 3, 4): (12, 8, 6); mean of (2, 3, 4) has partials 1/3.
+  constexpr auto p = etad::gradient([](const auto& v) { return etad::prod(v); },
+                                    std::array{2.0, 3.0, 4.0});
+  static_assert(p.value == 24.0 && p.gradient[0] == 12.0 && p.gradient[1] == 8.0 &&
+                p.gradient[2] == 6.0);
+  constexpr auto d = etad::gradient(
+      [](const auto& v) { return etad::dot(v, std::array{1.0, -2.0, 0.5}); },
+      std::array{2.0, 3.0, 4.0});
+  static_assert(d.value == 2.0 - 6.0 + 2.0 && d.gradient[0] == 1.0 && d.gradient[1] == -2.0 &&
+                d.gradient[2] == 0.5);
+  const auto m = etad::gradient([](const auto& v) { return etad::mean(v); },
+                                std::array{2.0f, 3.0f, 4.0f});
+  CHECK(m.value == 3.0f);
+  for (const float g : m.gradient) CHECK(g == Approx(1.0f / 3.0f).epsilon(1e-7));
 }

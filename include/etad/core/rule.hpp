@@ -77,6 +77,13 @@ inline constexpr bool rule_called_with_its_arity = Given == Expected;
 
 template <class Rule, class A>
 inline constexpr bool rule_argument_is_operand = operand<A>;
+template <class Rule, class A>
+constexpr bool check_rule_argument() {
+  static_assert(rule_argument_is_operand<Rule, A>,
+                "etad: an argument of an op or rule is neither an etad expression nor a number "
+                "(bool does not count); pass an etad expression or a number such as 2.0");
+  return true;
+}
 
 /// Whether P is tuple-like (std::array, std::tuple, std::pair): what partials() and gate() return.
 template <class P>
@@ -172,9 +179,10 @@ constexpr auto apply(const Rule& rule, const A&... a) {
     // A check failed: its static_assert below says which. What is returned then is a stand-in
     // that every later step accepts, so that this sentence is the only error (building the node
     // would add a page of errors from inside the sweeps).
-    static_assert(detail::all_v<detail::rule_argument_is_operand<Rule, A>...>,
-                  "etad: an argument of an op or rule is neither an etad expression nor a number "
-                  "(bool does not count); pass an etad expression or a number such as 2.0");
+    // One check per argument, so that the compiler names the rule and the argument's type
+    // (rule_argument_is_operand<twice_op, std::string> in g++'s note and on clang's line).
+    [[maybe_unused]] constexpr bool operands_checked[] = {
+        detail::check_rule_argument<Rule, A>()..., true};
     if constexpr (detail::has_fixed_arity<Rule>())
       static_assert(detail::rule_called_with_its_arity<Rule, sizeof...(A), Rule::arity>,
                     "etad: a rule was applied to a different number of arguments than its "

@@ -25,15 +25,15 @@ struct pack {
   detail::flat_tuple<E...> items;
   constexpr explicit pack(const E&... e) : items{e...} {}
   /// Elements have types of their own, so an index must be a constant: get<I>(p), not p[i].
-  // (A deduced return type: the assertion then fires when the call is seen, ahead of the
-  // errors that using its result would cause.)
+  // (A deduced return type, so that the assertion fires when the call is seen; the number 0
+  // stands in for the result, so that using it causes no further error.)
   template <class I>
   constexpr auto operator[](const I&) const {
     static_assert(sizeof(I) == 0,
                   "etad: a pack of placeholders has no operator[] (each element has a type of "
                   "its own); write get<0>(x), get<1>(x), ... or use the reductions sum(x), "
                   "dot(x, ...)");
-    return *this;
+    return 0.0;
   }
 };
 template <class... E>
@@ -167,21 +167,39 @@ constexpr auto squared_norm(const pack<E...>& p) {
   return detail::unpack(p, [](const auto&... e) { return etad::apply(sum_op{}, (e * e)...); });
 }
 
-/// sum of c_i e_i with constant coefficients c.
-template <class... E, class C>
-constexpr auto dot(const pack<E...>& p, const std::array<C, sizeof...(E)>& c) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return etad::apply(sum_op{}, (c[I] * get<I>(p))...);
-  }(std::index_sequence_for<E...>{});
+/// sum of c_i e_i with constant coefficients c, in either order (as the tape's dot takes
+/// them). The lengths must agree; the check is a static_assert in the body, not a constraint, so
+/// that a mismatch reads as one sentence rather than as "f cannot be called with placeholders".
+template <class... E, class C, std::size_t N>
+constexpr auto dot(const pack<E...>& p, const std::array<C, N>& c) {
+  if constexpr (N != sizeof...(E)) {
+    static_assert(N == sizeof...(E),
+                  "etad: dot() of a pack and an array of coefficients of different lengths; "
+                  "give one coefficient per element of the pack");
+    return 0.0;  // (a stand-in, so that the assertion is the only error)
+  } else {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return etad::apply(sum_op{}, (c[I] * get<I>(p))...);
+    }(std::index_sequence_for<E...>{});
+  }
+}
+template <class C, std::size_t N, class... E>
+constexpr auto dot(const std::array<C, N>& c, const pack<E...>& p) {
+  return dot(p, c);
 }
 
 /// sum of a_i b_i for two packs of equal length.
 template <class... A, class... B>
-  requires(sizeof...(A) == sizeof...(B))
 constexpr auto dot(const pack<A...>& a, const pack<B...>& b) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return etad::apply(sum_op{}, (get<I>(a) * get<I>(b))...);
-  }(std::index_sequence_for<A...>{});
+  if constexpr (sizeof...(A) != sizeof...(B)) {
+    static_assert(sizeof...(A) == sizeof...(B),
+                  "etad: dot() of two packs of different lengths; give packs of equal length");
+    return 0.0;  // (a stand-in, so that the assertion is the only error)
+  } else {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return etad::apply(sum_op{}, (get<I>(a) * get<I>(b))...);
+    }(std::index_sequence_for<A...>{});
+  }
 }
 
 /// product of the pack's elements (one n-ary node).
