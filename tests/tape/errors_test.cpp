@@ -1,7 +1,8 @@
 // tests/tape/errors_test.cpp — run-time misuse of the tape throws etad::error with a sentence that
 // says what to do, and a throw leaves the tape as it was: stale handles (reset, another tape, no
-// tape), seed counts, output spans of the wrong size, reductions of empty or mismatched ranges,
-// matrices of the wrong size. (ETAD_CHECKED is on in the tests.)
+// tape), seed counts, output spans of the wrong size, reductions of empty or mismatched ranges or
+// of a null pointer with a length, matrices of the wrong size. (ETAD_CHECKED is on in the tests;
+// tape/stale_reals_test.cpp checks the vector statements' stale reals in both builds.)
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
@@ -332,6 +333,37 @@ TEST_CASE("tape errors: reductions of empty or mismatched ranges", "[tape][error
   CHECK(etad::prod(empty).value() == 1.0);
   CHECK(etad::log_sum_exp(empty).value() == -std::numeric_limits<double>::infinity());
   CHECK(etad::dot(empty, empty).value() == 0.0);
+}
+
+TEST_CASE("tape errors: a null pointer with a length", "[tape][errors]") {
+  // The pointer forms of the reductions: a null pointer with n != 0 is an error (std::span of it
+  // would be read), with the function's name and the length; the tape is left as it was.
+  etad::tape t;
+  const reals x = t.variables(std::vector<double>{1.0, 2.0, 3.0});
+  const real* none = nullptr;
+  const double* no_numbers = nullptr;
+  const std::array<double, 3> c{1.0, 2.0, 3.0};
+  const std::size_t statements = t.statements(), partials = t.partials();
+  const auto null_in = [](const std::string& name) {
+    return message_has("etad: " + name + "() got a null pointer with a length of 3; pass a "
+                       "pointer to 3 elements, or a length of 0 for an empty range");
+  };
+  CHECK_THROWS_MATCHES(etad::sum(none, 3), etad::error, null_in("sum"));
+  CHECK_THROWS_MATCHES(etad::mean(none, 3), etad::error, null_in("mean"));
+  CHECK_THROWS_MATCHES(etad::squared_norm(none, 3), etad::error, null_in("squared_norm"));
+  CHECK_THROWS_MATCHES(etad::prod(none, 3), etad::error, null_in("prod"));
+  CHECK_THROWS_MATCHES(etad::log_sum_exp(none, 3), etad::error, null_in("log_sum_exp"));
+  // dot: either pointer.
+  CHECK_THROWS_MATCHES(etad::dot(none, c.data(), 3), etad::error, null_in("dot"));
+  CHECK_THROWS_MATCHES(etad::dot(x.data(), no_numbers, 3), etad::error, null_in("dot"));
+  CHECK_THROWS_MATCHES(etad::dot(no_numbers, x.data(), 3), etad::error, null_in("dot"));
+  CHECK_THROWS_MATCHES(etad::dot(c.data(), none, 3), etad::error, null_in("dot"));
+  CHECK_THROWS_MATCHES(etad::dot(x.data(), none, 3), etad::error, null_in("dot"));
+  CHECK_THROWS_MATCHES(etad::dot(none, x.data(), 3), etad::error, null_in("dot"));
+  CHECK(t.statements() == statements);
+  CHECK(t.partials() == partials);
+  const real s = etad::sum(x.data(), 3);
+  CHECK(t.gradient(s, x[0], x[1], x[2]) == std::array{1.0, 1.0, 1.0});
 }
 
 TEST_CASE("tape errors: matrices and ranges of the wrong size leave the tape as it was",

@@ -1,8 +1,9 @@
 // tests/tape/reduce_test.cpp — what the tape records (one statement per assignment, one partial per
-// real leaf occurrence; one statement per reduction, one partial per element) and the reductions'
-// values and gradients against their closed forms: sum -> ones, mean -> 1/n, squared_norm -> 2x,
-// prod -> products of the others (also with zeros), log_sum_exp -> softmax (also where a naive
-// exp would overflow), dot -> the other factor.
+// real leaf occurrence; one statement per reduction, one partial per active element: constants in
+// the range take none) and the reductions' values and gradients against their closed forms: sum
+// -> ones, mean -> 1/n, squared_norm -> 2x, prod -> products of the others (also with zeros),
+// log_sum_exp -> softmax (also where a naive exp would overflow), dot -> the other factor; over
+// ranges and over a pointer and a length.
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
@@ -410,4 +411,219 @@ TEST_CASE("tape reduce: reductions compose with expressions", "[tape][reduce]") 
   const auto g = gradient_all(t, f, x);
   for (std::size_t i = 0; i < 3; ++i)
     CHECK(g[i] == Approx(std::exp(v[i]) / z * 0.6 + std::log(z) + 2 * v[i] / 3).epsilon(1e-14));
+}
+
+TEST_CASE("tape reduce: the pointer and length forms", "[tape][reduce]") {
+  // The reductions of the n reals at p, against closed forms: sum -> ones, mean -> 1/n,
+  // squared_norm -> 2x, prod -> products of the others, log_sum_exp -> softmax, dot -> the other
+  // factor. Each is one statement, as the range form is.
+  etad::tape t{etad::persistent};
+  const std::vector<double> v{1.5, -2.0, 0.25, 4.0};
+  const std::vector<real> x = variables(t, v);
+  const real* p = x.data();
+  const std::size_t n = x.size();
+  const auto one_statement = [&](auto reduction) {
+    const std::size_t s0 = t.statements();
+    const real r = reduction();
+    CHECK(t.statements() == s0 + 1);
+    return r;
+  };
+  const real s = one_statement([&] { return etad::sum(p, n); });
+  CHECK(s.value() == 3.75);
+  CHECK(gradient_all(t, s, x) == std::vector<double>(4, 1.0));
+  const real m = one_statement([&] { return etad::mean(p, n); });
+  CHECK(m.value() == 3.75 / 4);
+  CHECK(gradient_all(t, m, x) == std::vector<double>(4, 0.25));
+  const real q = one_statement([&] { return etad::squared_norm(p, n); });
+  CHECK(q.value() == 2.25 + 4.0 + 0.0625 + 16.0);
+  CHECK(gradient_all(t, q, x) == std::vector<double>{3.0, -4.0, 0.5, 8.0});
+  const real pr = one_statement([&] { return etad::prod(p, n); });
+  CHECK(pr.value() == 1.5 * -2.0 * 0.25 * 4.0);
+  CHECK(gradient_all(t, pr, x) == std::vector<double>{-2.0 * 0.25 * 4.0, 1.5 * 0.25 * 4.0,
+                                                      1.5 * -2.0 * 4.0, 1.5 * -2.0 * 0.25});
+  const real l = one_statement([&] { return etad::log_sum_exp(p, n); });
+  double z = 0;
+  for (const double e : v) z += std::exp(e);
+  CHECK(l.value() == Approx(std::log(z)).epsilon(1e-15));
+  const std::vector<double> gl = gradient_all(t, l, x);
+  for (std::size_t i = 0; i < n; ++i) CHECK(gl[i] == Approx(std::exp(v[i]) / z).epsilon(1e-15));
+  // dot: reals with numbers (either order), and reals with reals.
+  const std::array<double, 4> a{0.5, -1.0, 2.0, 3.0};
+  const std::vector<real> y = variables(t, {2.0, 0.5, -1.0, 1.0});
+  const real xa = one_statement([&] { return etad::dot(p, a.data(), n); });
+  CHECK(xa.value() == 0.75 + 2.0 + 0.5 + 12.0);
+  CHECK(gradient_all(t, xa, x) == std::vector<double>{0.5, -1.0, 2.0, 3.0});
+  const std::array<float, 4> af{0.5f, -1.0f, 2.0f, 3.0f};  // numbers of another type
+  const real ax = one_statement([&] { return etad::dot(af.data(), p, n); });
+  CHECK(ax.value() == xa.value());
+  CHECK(gradient_all(t, ax, x) == std::vector<double>{0.5, -1.0, 2.0, 3.0});
+  const real xy = one_statement([&] { return etad::dot(p, y.data(), n); });
+  CHECK(xy.value() == 3.0 - 1.0 - 0.25 + 4.0);
+  CHECK(gradient_all(t, xy, x) == std::vector<double>{2.0, 0.5, -1.0, 1.0});  // y
+  CHECK(gradient_all(t, xy, y) == v);                                         // x
+  // Part of a range, and a C array behind a pointer.
+  const real tail = etad::sum(p + 1, 2);
+  CHECK(tail.value() == -1.75);
+  CHECK(gradient_all(t, tail, x) == std::vector<double>{0.0, 1.0, 1.0, 0.0});
+  const real arr[] = {x[3], x[0]};
+  const real* ap = arr;
+  const real d = etad::prod(ap, 2);
+  CHECK(d.value() == 6.0);
+  CHECK(gradient_all(t, d, x) == std::vector<double>{4.0, 0.0, 0.0, 1.5});
+}
+
+TEST_CASE("tape reduce: a null pointer with a length of 0 is an empty range", "[tape][reduce]") {
+  etad::tape t;
+  const real* none = nullptr;
+  const std::span<const real> empty;
+  const std::size_t statements = t.statements();
+  // The same results as the empty range: constants 0, 0, 1, -inf, 0.
+  CHECK(etad::sum(none, 0).value() == etad::sum(empty).value());
+  CHECK(etad::sum(none, 0).is_constant());
+  CHECK(etad::squared_norm(none, 0).value() == 0.0);
+  CHECK(etad::squared_norm(none, 0).is_constant());
+  CHECK(etad::prod(none, 0).value() == 1.0);
+  CHECK(etad::prod(none, 0).is_constant());
+  CHECK(etad::log_sum_exp(none, 0).value() == -std::numeric_limits<double>::infinity());
+  const double* no_numbers = nullptr;
+  CHECK(etad::dot(none, no_numbers, 0).value() == 0.0);
+  CHECK(etad::dot(no_numbers, none, 0).value() == 0.0);
+  CHECK(etad::dot(none, none, 0).is_constant());
+  // mean of no element is the empty range's error.
+  CHECK_THROWS_WITH(etad::mean(none, 0),
+                    "etad: mean() of an empty range; give at least one element");
+  CHECK(t.statements() == statements);
+}
+
+TEST_CASE("tape reduce: constants in a range of reals take no partials", "[tape][reduce]") {
+  // One partial per active element: a constant real among the reals (index 0) is left out of
+  // the statement. Values and gradients as if the constants were numbers.
+  etad::tape t{etad::persistent};
+  SECTION("one active real among 100") {
+    const real a = t.variable(0.5);
+    std::vector<real> x(100, real(1.0));
+    x[37] = a;
+    const auto adds = [&](const char* name, auto reduction, std::size_t partials, double dvalue) {
+      INFO(name);
+      const std::size_t s0 = t.statements(), p0 = t.partials();
+      const real r = reduction();
+      CHECK(t.statements() - s0 == 1);
+      CHECK(t.partials() - p0 == partials);
+      CHECK(t.gradient(r, a)[0] == Approx(dvalue).epsilon(1e-14));
+    };
+    std::vector<double> c(100, 2.0);
+    c[37] = -3.0;
+    adds("sum", [&] { return etad::sum(x); }, 1, 1.0);
+    adds("mean", [&] { return etad::mean(x); }, 1, 0.01);
+    adds("squared_norm", [&] { return etad::squared_norm(x); }, 1, 1.0);  // 2 a
+    adds("prod", [&] { return etad::prod(x); }, 1, 1.0);                   // the others: 1
+    // softmax_37 = e^0.5 / (e^0.5 + 99 e)
+    adds("log_sum_exp", [&] { return etad::log_sum_exp(x); }, 1,
+         std::exp(0.5) / (std::exp(0.5) + 99 * std::exp(1.0)));
+    adds("dot(x, numbers)", [&] { return etad::dot(x, c); }, 1, -3.0);
+    adds("dot(numbers, x)", [&] { return etad::dot(c, x); }, 1, -3.0);
+    adds("dot(x, x)", [&] { return etad::dot(x, x); }, 2, 1.0);  // a twice: 2 a
+    adds("sum(p, n)", [&] { return etad::sum(x.data(), x.size()); }, 1, 1.0);
+    const std::vector<real> only_constants(10, real(2.0));
+    CHECK(etad::sum(only_constants).is_constant());
+  }
+  SECTION("constants between consecutive ends, and scattered") {
+    // (x0, 5, x2): its ends are consecutive variables, so the reductions that check the middle
+    // in their own loop record a range statement first, then find the constant.
+    const std::vector<real> x = variables(t, {1.5, -2.0, 0.5});
+    const std::vector<real> gap{x[0], real(5.0), x[2]};
+    const std::vector<real> scattered{x[2], real(5.0), x[0], real(-1.0)};
+    for (const auto* r : {&gap, &scattered}) {
+      const std::vector<real>& e = *r;
+      INFO((r == &gap ? "consecutive ends" : "scattered"));
+      const std::size_t k = e.size();
+      std::vector<double> ev(k);
+      for (std::size_t i = 0; i < k; ++i) ev[i] = e[i].value();
+      std::vector<double> coefficients(k);
+      for (std::size_t i = 0; i < k; ++i) coefficients[i] = 0.5 + static_cast<double>(i);
+      // d/dx_j of a reduction over e: the sum of its element partials where e_i is x_j.
+      const auto expect = [&](const std::vector<double>& element_partials) {
+        std::vector<double> g(3, 0.0);
+        for (std::size_t i = 0; i < k; ++i)
+          for (std::size_t j = 0; j < 3; ++j)
+            if (e[i].index() == x[j].index()) g[j] += element_partials[i];
+        return g;
+      };
+      double total = 0, product = 1, z = 0;
+      for (const double value : ev) {
+        total += value;
+        product *= value;
+        z += std::exp(value);
+      }
+      std::vector<double> ones(k, 1.0), twice(k), others(k), softmax(k);
+      for (std::size_t i = 0; i < k; ++i) {
+        twice[i] = 2 * ev[i];
+        others[i] = 1;
+        for (std::size_t j = 0; j < k; ++j)
+          if (j != i) others[i] *= ev[j];
+        softmax[i] = std::exp(ev[i]) / z;
+      }
+      const auto check = [&](const char* name, const real& result, double value,
+                             const std::vector<double>& element_partials) {
+        INFO(name);
+        CHECK(result.value() == Approx(value).epsilon(1e-15));
+        const std::vector<double> want = expect(element_partials);
+        const std::vector<double> g = gradient_all(t, result, x);
+        for (std::size_t j = 0; j < 3; ++j) CHECK(g[j] == Approx(want[j]).epsilon(1e-15));
+      };
+      const std::size_t p0 = t.partials(), s0 = t.statements();
+      check("sum", etad::sum(e), total, ones);
+      check("squared_norm", etad::squared_norm(e), [&] {
+        double q = 0;
+        for (const double value : ev) q += value * value;
+        return q;
+      }(), twice);
+      check("prod", etad::prod(e), product, others);
+      check("log_sum_exp", etad::log_sum_exp(e), std::log(z), softmax);
+      double dv = 0;
+      for (std::size_t i = 0; i < k; ++i) dv += coefficients[i] * ev[i];
+      check("dot", etad::dot(e, coefficients), dv, coefficients);
+      // 5 statements of 2 active elements each.
+      CHECK(t.statements() - s0 == 5);
+      CHECK(t.partials() - p0 == 10);
+    }
+  }
+}
+
+TEST_CASE("tape reduce: dot, squared_norm and the rest on scattered, empty and std::array ranges",
+          "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  const std::vector<real> x = variables(t, {1.0, 2.0, 3.0, -1.0});
+  SECTION("dot with x not consecutive") {
+    const std::vector<real> s{x[3], x[1], x[0]};  // -1, 2, 1
+    const std::array<double, 3> a{0.5, -2.0, 4.0};
+    const real d = etad::dot(s, a);
+    CHECK(d.value() == -0.5 - 4.0 + 4.0);
+    CHECK(gradient_all(t, d, x) == std::vector<double>{4.0, -2.0, 0.0, 0.5});
+    const std::vector<real> r{x[2], x[0], x[1]};  // 3, 1, 2
+    const real e = etad::dot(s, r);               // -3 + 2 + 2
+    CHECK(e.value() == 1.0);
+    // s . r = x3 x2 + x1 x0 + x0 x1: gradient (2 x1, 2 x0, x3, x2) = (4, 2, -1, 3).
+    CHECK(gradient_all(t, e, x) == std::vector<double>{4.0, 2.0, -1.0, 3.0});
+  }
+  SECTION("empty ranges: squared_norm and dot are the constant 0") {
+    const std::vector<real> none;
+    const std::vector<double> no_numbers;
+    const std::size_t statements = t.statements();
+    for (const real& r : {etad::squared_norm(none), etad::dot(none, no_numbers),
+                          etad::dot(no_numbers, none), etad::dot(none, none)}) {
+      CHECK(r.value() == 0.0);
+      CHECK(r.is_constant());
+    }
+    CHECK(t.statements() == statements);
+  }
+  SECTION("std::array of reals") {
+    const std::array<real, 3> a{x[0], x[2], x[3]};  // 1, 3, -1
+    const real m = etad::mean(a);
+    CHECK(m.value() == 1.0);
+    CHECK(gradient_all(t, m, x) == std::vector<double>{1.0 / 3, 0.0, 1.0 / 3, 1.0 / 3});
+    const real q = etad::squared_norm(a);
+    CHECK(q.value() == 11.0);
+    CHECK(gradient_all(t, q, x) == std::vector<double>{2.0, 0.0, 6.0, -2.0});
+  }
 }

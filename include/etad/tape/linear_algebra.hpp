@@ -1,6 +1,7 @@
 // etad/tape/linear_algebra.hpp — products with a constant matrix as tape statements whose
 // partials come from tight loops: matvec(A, x) (one statement per row) and quadratic_form(A, x)
-// (one statement with n partials). A is row-major, contiguous, of plain numbers.
+// (one statement), each with one partial per active element of x. A is row-major, contiguous, of
+// plain numbers.
 #pragma once
 
 #include <etad/core/error.hpp>
@@ -13,6 +14,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace etad {
@@ -29,7 +31,7 @@ std::span<const T> values_of(std::span<const real<T>> x) {
 }  // namespace detail
 
 /// x^T A x for a constant n x n matrix A (row-major, n*n numbers) and n reals x.
-/// Partials (A + A^T) x. One statement with n partials.
+/// Partials (A + A^T) x. One statement with n partials (none for a constant element of x).
 template <detail::real_range R, class M>
   requires detail::number_range<M, typename detail::real_of<R>::value_type>
 auto quadratic_form(const M& matrix, const R& range) {
@@ -67,7 +69,8 @@ auto quadratic_form(const M& matrix, const R& range) {
 }
 
 /// A x for a constant m x n matrix A (row-major, m*n numbers), written to out (m reals), each
-/// one statement with n partials (row i of A); with n = 0, m constant zeros. Allocates nothing
+/// one statement with n partials (row i of A; none for a constant element of x); with n = 0, m
+/// constant zeros. Checks the shape exactly: m * n entries for m = out.size(). Allocates nothing
 /// in steady state. out may overlap x (x = A x in place): the results then go through a
 /// scratch vector first, since every row's statement reads all of x.
 template <detail::real_range R, class M>
@@ -104,7 +107,10 @@ void matvec(const M& matrix, const R& range, std::span<real<typename detail::rea
   }
 }
 
-/// A x as a new vector of m reals (m = entries / n).
+/// A x as a new vector of m reals, m = entries / n: the shape is inferred, so an entry count
+/// that is not a multiple of n throws etad::error, but a matrix of the right count and another
+/// shape is taken as m x n (a 4 x 3 matrix, 12 entries, times 2 reals is read as 6 x 2). The out
+/// form above checks the shape exactly: m = out.size() rows of n entries.
 template <detail::real_range R, class M>
   requires detail::number_range<M, typename detail::real_of<R>::value_type>
 auto matvec(const M& matrix, const R& range) {
@@ -118,6 +124,38 @@ auto matvec(const M& matrix, const R& range) {
   std::vector<real<T>> y(n == 0 ? 0 : size / n);
   if (!y.empty()) matvec(matrix, range, std::span<real<T>>(y));
   return y;
+}
+
+// quadratic_form and matvec of anything else with a range of reals (a std::deque or a std::list as
+// the matrix or the vector, a matrix of reals): one sentence instead of "no matching function".
+template <class M, class R>
+  requires detail::range_of_reals<R> && (!detail::matrix_arguments<M, R>)
+auto quadratic_form(const M&, const R&) {
+  static_assert(sizeof(M) == 0,
+                "etad: quadratic_form takes a contiguous range of numbers (the n x n matrix, "
+                "row-major) and a contiguous range of n reals (std::vector, std::array, "
+                "std::span); copy a std::deque or a std::list into a std::vector first");
+  return std::remove_cv_t<std::ranges::range_value_t<R>>{};
+}
+template <class M, class R>
+  requires detail::range_of_reals<R> && (!detail::matrix_arguments<M, R>)
+auto matvec(const M&, const R&) {
+  static_assert(sizeof(M) == 0,
+                "etad: matvec takes a contiguous range of numbers (the matrix, row-major) and a "
+                "contiguous range of reals (std::vector, std::array, std::span); copy a "
+                "std::deque or a std::list into a std::vector first");
+  return std::vector<std::remove_cv_t<std::ranges::range_value_t<R>>>{};
+}
+template <class M, class R, class O>
+  requires detail::range_of_reals<R> &&
+           (!(detail::matrix_arguments<M, R> &&
+              std::is_convertible_v<O, std::span<std::remove_cv_t<std::ranges::range_value_t<R>>>>))
+void matvec(const M&, const R&, O&&) {
+  static_assert(sizeof(M) == 0,
+                "etad: matvec takes a contiguous range of numbers (the matrix, row-major), a "
+                "contiguous range of reals (std::vector, std::array, std::span) and, in its out "
+                "form, a contiguous range of non-const reals to write; copy a std::deque or a "
+                "std::list into a std::vector first");
 }
 
 }  // namespace etad

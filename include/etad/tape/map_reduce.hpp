@@ -1,11 +1,12 @@
 // etad/tape/map_reduce.hpp — sum over i of f(a_i, b_i, ..., s, t, ...) as ONE tape statement.
 // f is an ordinary etad function (a generic lambda), differentiated at compile time; the loop
 // computes the value and the partials for every active input in one pass, so the statement holds
-// one partial per active scalar (plus one per element of a range of reals), whatever N is:
+// one partial per active scalar (plus one per active element of a range of reals), whatever N is:
 //   real nll = map_sum([](auto y, auto mu, auto s) { return pow((y - mu) / s, 2); }, data, mu, s);
 // An argument rows_times(X, w) is the vector X w, computed row by row inside the same loop: its
 // partials for w (X^T times the element partials) are accumulated there, as a hand-written
-// gradient would, so the statement has one partial per element of w whatever the number of rows.
+// gradient would, so the statement has one partial per active element of w whatever the number
+// of rows.
 #pragma once
 
 #include <etad/core/error.hpp>
@@ -87,10 +88,12 @@ std::span<const T> gathered_values(std::span<const real<T>> x) {
 
 /// Records one statement from gathered inputs and partials (same order). The last `tail`
 /// inputs (one range argument's) are stored as a range when their indices are consecutive.
-/// `unlisted` are the other reals the statement's value depends on (through no derivative):
-/// checked like the inputs, and the statement is recorded when any of them is on the tape, with
-/// no inputs, as a scalar statement whose reals are all under stop_gradient is. Returns a
-/// constant when nothing is on a tape.
+/// Constant inputs (index 0: a constant real passed as a scalar, constants in a range of reals)
+/// are left out, so the statement has one partial per active input. `unlisted` are the other
+/// reals the statement's value depends on (through no derivative): checked like the inputs, and
+/// the statement is recorded when any of them is on the tape, with no inputs, as a scalar
+/// statement whose reals are all under stop_gradient is. Returns a constant when nothing is on
+/// a tape.
 template <class T, bool Unlisted = false>
 real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> partials,
                            const T& value, std::size_t tail,
@@ -98,30 +101,45 @@ real<T> gathered_statement(std::span<const real<T>> inputs, std::span<const T> p
   const std::size_t n = inputs.size(), head = n - tail;
   basic_tape<T>* t = basic_tape<T>::current();
   range_info info = scan_range<T>(inputs.subspan(head), t, [](auto&&...) {});
+  std::size_t head_constants = 0;
   if (head != 0) {
-    const range_info front = scan_range<T>(inputs.first(head), t, [](auto&&...) {});
+    const range_info front = scan_scattered<T>(inputs.first(head), t);
     info.any = info.any || front.any;
+    head_constants = front.constants;
   }
   if constexpr (Unlisted) {
-    const range_info other = scan_range<T>(unlisted, t, [](auto&&...) {});
+    const range_info other = scan_scattered<T>(unlisted, t);
     info.any = info.any || other.any;
   }
   if (!info.any) return real<T>(value);
   if (t == nullptr) no_tape_for_reduction<T>();
   index_t defined;
-  if (info.contiguous && tail != 0) {
-    auto slot = t->record_range(head, info.first, tail, false, T(0), defined);
-    for (std::size_t q = 0; q < head; ++q) {
-      slot.partial[q] = partials[q];
-      slot.input[q] = inputs[q].index();
+  // The (partial, input) pairs of inputs [0, m), constants left out when there are some.
+  const auto put = [&](T* partial, index_t* input, std::size_t m, std::size_t constants) {
+    if (constants == 0) {
+      for (std::size_t q = 0; q < m; ++q) {
+        partial[q] = partials[q];
+        input[q] = inputs[q].index();
+      }
+    } else {
+      std::size_t k = 0;
+      for (std::size_t q = 0; q < m; ++q)
+        if (inputs[q].index() != 0) {
+          partial[k] = partials[q];
+          input[k] = inputs[q].index();
+          ++k;
+        }
     }
+  };
+  if (info.contiguous && tail != 0) {
+    auto slot = t->record_range(head - head_constants, info.first, tail, false, T(0), defined);
+    put(slot.partial, slot.input, head, head_constants);
     std::copy_n(partials.data() + head, tail, slot.range);
   } else {
-    auto slot = t->record(n, defined);
-    for (std::size_t q = 0; q < n; ++q) {
-      slot.partial[q] = partials[q];
-      slot.input[q] = inputs[q].index();
-    }
+    // (A contiguous tail has no constants, and scan_range counts none for it.)
+    const std::size_t constants = head_constants + info.constants;
+    auto slot = t->record(n - constants, defined);
+    put(slot.partial, slot.input, n, constants);
   }
   return recorded_real<T>(value, defined, t->epoch());
 }
@@ -175,22 +193,33 @@ auto rows_times(M&&, R&&) {  // (deduced: the assertion fires ahead of errors ab
   return 0;
 }
 
-/// map_sum(f, a, b, ...): sum over i of f(a[i], b[i], ...), where each argument is a contiguous
-/// range (of numbers or of reals; all ranges of one length n >= 0), rows_times(X, w) (a range of
-/// length rows(X)), or a scalar (a number or a real) broadcast to every i. Recorded as one
-/// statement: one partial per scalar real, one per element of each range of reals, one per element
-/// of each rows_times' w, for the arguments f reaches through differentiable rules (one used
-/// only under stop_gradient, floor or a comparison is not an input: unconnected, as in
-/// TensorFlow). With no real anywhere it is just a number (as a constant).
+/// rows_times of anything else with a range of reals (a std::deque or a std::list as the matrix
+/// or as w): one sentence instead of "no matching function". (Temporaries get the overload
+/// above, which binds them better.)
+template <class M, class R>
+  requires detail::range_of_reals<R> && (!detail::matrix_arguments<M, R>)
+auto rows_times(const M&, const R&) {
+  static_assert(sizeof(M) == 0,
+                "etad: rows_times takes a contiguous range of numbers (the matrix, row-major) and "
+                "a contiguous range of reals (std::vector, std::array, std::span); copy a "
+                "std::deque or a std::list into a std::vector first");
+  return 0;
+}
+
+namespace detail {
+/// A map_sum argument that is a range, but not a contiguous one (a std::list, a filtered view).
+template <class A>
+concept noncontiguous_argument = std::ranges::range<A> && !broadcast_range<A>;
+/// A map_sum argument that is an expression of reals not yet recorded (mu * 2.0): map_sum takes
+/// reals and numbers as scalars.
+template <class A>
+concept expression_argument = expression<A> && !is_real_v<A>;
+
+/// map_sum of arguments of the kinds it takes (see map_sum).
 template <class F, class... A>
-auto map_sum(F f, const A&... args) {
+auto map_sum_of(F f, const A&... args) {
   using T = typename detail::map_scalar<detail::broadcast_element_t<A>...>::type;
   constexpr std::size_t k = sizeof...(A);
-  static_assert(k > 0, "etad: map_sum needs at least one argument after the function");
-  static_assert(k == 0 || ((detail::broadcast_range<A> || detail::is_rows_times_v<A>) || ...),
-                "etad: map_sum needs at least one range argument to map over; for scalars only, "
-                "call the function directly");
-
   // The common length of the ranges.
   std::size_t n = 0;
   bool first = true;
@@ -211,11 +240,6 @@ auto map_sum(F f, const A&... args) {
   };
   (length(args), ...);
 
-  // (Ahead of make_program, whose own check of f's leaves says the same in general terms.)
-  static_assert(detail::roots_own_leaves_v<typename detail::traced<F, k>::roots, 0>,
-                "etad: map_sum's function used a real it did not get as an argument (a captured "
-                "real would count as a constant and its gradient would be lost); pass the real "
-                "to map_sum after the function and take it as a parameter");
   auto program = detail::make_program<T, k>(f);
   using P = decltype(program);
   static_assert(P::outputs == 1, "etad: map_sum's function must return one value");
@@ -361,6 +385,52 @@ auto map_sum(F f, const A&... args) {
     return detail::gathered_statement<T, true>(inputs, partials, total, tail, *unlisted);
   else
     return detail::gathered_statement<T>(inputs, partials, total, tail);
+}
+
+}  // namespace detail
+
+/// map_sum(f, a, b, ...): sum over i of f(a[i], b[i], ...), where each argument is a contiguous
+/// range (of numbers or of reals; all ranges of one length n >= 0), rows_times(X, w) (a range of
+/// length rows(X)), or a scalar (a number or a real) broadcast to every i. Recorded as one
+/// statement: one partial per scalar real, one per element of each range of reals, one per element
+/// of each rows_times' w, for the arguments f reaches through differentiable rules (one used
+/// only under stop_gradient, floor or a comparison is not an input: unconnected, as in
+/// TensorFlow); constant reals (index 0) are left out of the statement. With no real anywhere it
+/// is just a number (as a constant). A range that is not contiguous, or an expression as a
+/// scalar, is a compile error with one sentence.
+template <class F, class... A>
+auto map_sum(F f, const A&... args) {
+  // The arguments and f first, each mistake with its own sentence and nothing after it (the
+  // body's types would not make sense of them).
+  constexpr std::size_t k = sizeof...(A);
+  if constexpr (k == 0) {
+    static_assert(k > 0, "etad: map_sum needs at least one argument after the function");
+    return 0;
+  } else if constexpr ((detail::noncontiguous_argument<A> || ...)) {
+    static_assert(sizeof(F) == 0,
+                  "etad: map_sum maps over contiguous ranges only (std::vector, std::array, "
+                  "std::span); copy a std::list, a std::deque or a view into a std::vector first");
+    return 0;
+  } else if constexpr ((detail::expression_argument<A> || ...)) {
+    static_assert(sizeof(F) == 0,
+                  "etad: map_sum takes reals and numbers as scalar arguments, not expressions; "
+                  "assign the expression to a real first (etad::real s = mu * 2.0) and pass s");
+    return 0;
+  } else if constexpr (!((detail::broadcast_range<A> || detail::is_rows_times_v<A>) || ...)) {
+    static_assert(sizeof(F) == 0,
+                  "etad: map_sum needs at least one range argument to map over; for scalars "
+                  "only, call the function directly");
+    return 0;
+  } else if constexpr (!detail::roots_own_leaves_v<typename detail::traced<F, k>::roots, 0>) {
+    // (Ahead of make_program, whose own check of f's leaves says the same in general terms.)
+    static_assert(sizeof(F) == 0,
+                  "etad: map_sum's function used a real it did not get as an argument (a "
+                  "captured real would count as a constant and its gradient would be lost); pass "
+                  "the real to map_sum after the function and take it as a parameter");
+    return 0;
+  } else {
+    return detail::map_sum_of(f, args...);
+  }
 }
 
 }  // namespace etad

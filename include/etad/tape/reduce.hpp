@@ -1,6 +1,6 @@
-// etad/tape/reduce.hpp — reductions over contiguous ranges of reals, each ONE tape statement
-// with one partial per element (not N - 1 binary statements): sum, mean, dot, squared_norm,
-// prod, log_sum_exp. Value and partials come from one tight loop over the range.
+// etad/tape/reduce.hpp — reductions over contiguous ranges of reals (or a pointer and a length),
+// each ONE tape statement with one partial per active element (not N - 1 binary statements; a
+// constant real takes none): sum, mean, dot, squared_norm, prod, log_sum_exp.
 #pragma once
 
 #include <etad/core/config.hpp>
@@ -17,6 +17,7 @@
 #include <limits>
 #include <ranges>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -42,13 +43,8 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
                        std::is_convertible_v<std::ranges::range_value_t<R>, T> &&
                        !is_real_v<std::remove_cv_t<std::ranges::range_value_t<R>>>;
 
-/// What a reduction needs to know about its range of reals: is any on a tape, and are they
-/// consecutive values of the tape (x[k].index() == first + k, as variables() makes them and as
-/// consecutive statements are), so that the statement can store (first, length) instead of one
-/// index per element. Branch-free; visit(k, value, lane) is called for every element in order
-/// (a reduction's value loop rides along: see scan_range for its loops), lane = k % sum_lanes as a
-/// std::integral_constant for the first n - n % sum_lanes elements and 0 after them: a sum kept
-/// in sum_lanes accumulators, one per lane, is not bound by the latency of one add per element.
+/// A vector statement's error for a real of another tape or from before reset() (made in every
+/// build: see scan_range and scan_scattered).
 [[noreturn]] inline void foreign_real_in_reduction() {
   throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
               "reals are valid only on the tape, and in the epoch, that made them");
@@ -94,6 +90,8 @@ struct range_info {
   bool any = false;
   bool contiguous = false;
   index_t first = 0;
+  /// Constants (index 0) in a range that is not contiguous: the statement leaves them out.
+  std::size_t constants = 0;
 };
 
 /// Placed in a loop's body, keeps the compiler from vectorizing the loop (an empty asm
@@ -113,9 +111,47 @@ inline constexpr std::size_t short_scan_limit = 16;
 /// (scan_range).
 inline constexpr std::size_t split_scan_limit = std::size_t(1) << 20;
 
+/// What a statement that stores one index per real needs to know about them: is any on a tape,
+/// and how many are constants (index 0; the statement leaves them out). A real of another tape
+/// or from before reset() throws, in every build (not only with ETAD_CHECKED): one more test per
+/// element, next to the index the statement stores anyway. Nothing is on a tape while recording
+/// is paused (and nothing is checked then).
+template <class T>
+ETAD_ALWAYS_INLINE range_info scan_scattered(std::span<const real<T>> x,
+                                             const basic_tape<T>* t) {
+  // The answers come from the reals' epochs alone: a real on a tape has a nonzero index and a
+  // nonzero epoch, a constant has both 0. So the loop reads one 4-byte field per real and keeps
+  // two accumulators: the least epoch (0: some constant; then a second pass counts them, and
+  // "any on a tape" is "not all constants"), and min(e ^ epoch, e), which is 0 exactly when e
+  // is 0 or the tape's epoch.
+  range_info r;
+  const std::uint32_t epoch = t == nullptr ? 0 : t->epoch();
+  std::uint32_t lowest = ~std::uint32_t(0), foreign = 0;
+  for (const real<T>& e : x) {
+    const std::uint32_t k = e.epoch();
+    lowest = std::min(lowest, k);
+    foreign |= std::min(k ^ epoch, k);
+  }
+  const bool paused = paused_recording<T> != 0;
+  if (foreign != 0 && t != nullptr && !paused) foreign_real_in_reduction();
+  if (lowest == 0)
+    for (const real<T>& e : x) r.constants += e.epoch() == 0;
+  r.any = r.constants != x.size() && !paused;
+  return r;
+}
+
+/// What a reduction needs to know about its range of reals: is any on a tape, and are they
+/// consecutive values of the tape t in its current epoch (x[k].index() == first + k, as
+/// variables() makes them and as consecutive statements are), so that the statement can store
+/// (first, length) instead of one index per element; if not, scan_scattered's answer (which
+/// counts the constants and throws for a real of another tape or epoch). Branch-free;
+/// visit(k, value, lane) is called for every element in order (a reduction's value loop rides
+/// along), lane = k % sum_lanes as a std::integral_constant for the first n - n % sum_lanes
+/// elements and 0 after them: a sum kept in sum_lanes accumulators, one per lane, is not bound
+/// by the latency of one add per element.
 template <class T, class Visit>
-ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
-                                         [[maybe_unused]] const basic_tape<T>* t, Visit&& visit) {
+ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x, const basic_tape<T>* t,
+                                         Visit&& visit) {
   range_info r;
   const std::size_t n = x.size();
   if (n == 0) return r;
@@ -132,7 +168,11 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
   // forwarded from the store buffer; perf put 37 % of sum/10's samples in sum()). Measured:
   // sum/10 812 -> 786 instructions; in time -7.5 % or -1 % depending on the host's state (both
   // versions in one program, interleaved; docs/performance-tape.md).
-  const std::uint64_t key0 = key_of(xs[0]);
+  // The check that the reals are of this tape and epoch rides on the same test: element k's key
+  // must be key0 + k with key0 = (the tape's epoch, x[0]'s index). (With no tape, no range
+  // passes: range_statement then reports the missing tape.)
+  const std::uint64_t key0 =
+      (std::uint64_t(t == nullptr ? 0 : t->epoch()) << 32) | std::uint64_t(xs[0].index());
   std::uint64_t gaps = 0;
   if (n <= short_scan_limit) {
     for_each_lane(n, [&](std::size_t k, auto lane) {
@@ -149,35 +189,14 @@ ETAD_ALWAYS_INLINE range_info scan_range(std::span<const real<T>> x,
       gaps |= key_of(xs[k]) ^ (key0 + k);
     });
   }
-  const bool paused = paused_recording<T> != 0;
   const index_t first = xs[0].index();
   if (gaps == 0 && first != 0 && n < range_flag) {
-#if ETAD_CHECKED
-    // (With no tape at all, range_statement reports that instead.)
-    if (!paused && t != nullptr && xs[0].epoch() != t->epoch()) foreign_real_in_reduction();
-#endif
-    r.any = !paused;
+    r.any = paused_recording<T> == 0;
     r.contiguous = true;
     r.first = first;
     return r;
   }
-  index_t all = 0;
-#if ETAD_CHECKED
-  bool foreign = false;
-  const std::uint32_t epoch = t == nullptr ? 0 : t->epoch();
-#endif
-  for (std::size_t k = 0; k < n; ++k) {
-    all |= xs[k].index();
-#if ETAD_CHECKED
-    const std::uint32_t e = xs[k].epoch();
-    foreign |= (t != nullptr) & (e != 0) & (e != epoch);
-#endif
-  }
-#if ETAD_CHECKED
-  if (foreign && !paused) foreign_real_in_reduction();
-#endif
-  r.any = all != 0 && !paused;
-  return r;
+  return scan_scattered<T>(x, t);
 }
 
 /// +infinity of T: a floating type's, or, for the reals of a nested tape (real<U>, for which
@@ -196,10 +215,40 @@ template <class T>
               "etad::tape first (or compute values only inside etad::stop_recording)");
 }
 
+/// The statement's inputs when some of the reals in parts are constants (index 0, counted by
+/// scan_range): the (index, partial) pairs of the others, in order, from partials p that has one
+/// per real. So a statement holds one partial per active element; where there is no constant
+/// (the usual case) the callers write the pairs in their own loop instead.
+template <class T, std::size_t K>
+void write_active_inputs(const std::array<std::span<const real<T>>, K>& parts, const T* p,
+                         T* partial, index_t* input) {
+  std::size_t m = 0, q = 0;
+  for (const auto& x : parts)
+    for (const auto& r : x) {
+      if (r.index() != 0) {
+        input[m] = r.index();
+        partial[m] = p[q];
+        ++m;
+      }
+      ++q;
+    }
+}
+
+/// A buffer for one partial per element, for statements that leave constants out (they compute
+/// every element's partial, then keep the active ones'). One per thread; reused.
+template <class T>
+T* partials_buffer(std::size_t n) {
+  thread_local std::vector<T> buffer;
+  buffer.resize(n);
+  return buffer.data();
+}
+
 /// Records one statement whose inputs are the reals of x (scanned into info by scan_range).
 /// fill(p) writes one partial per element into p and returns the statement's value, so a loop
 /// can compute both at once. Returns a constant when nothing is on a tape (fill then writes into
-/// a scratch buffer, for the value). A contiguous x is stored as a range statement.
+/// a scratch buffer, for the value). A contiguous x is stored as a range statement; otherwise
+/// constant elements are left out of the statement (fill still writes their partials, into a
+/// buffer from which the active ones are copied).
 template <class T, class Fill>
 ETAD_ALWAYS_INLINE real<T> range_statement(std::span<const real<T>> x, const range_info& info,
                                            Fill&& fill) {
@@ -215,10 +264,16 @@ ETAD_ALWAYS_INLINE real<T> range_statement(std::span<const real<T>> x, const ran
   T* p;
   if (info.contiguous) {
     p = t->record_range(0, info.first, n, false, T(0), defined).range;
-  } else {
+  } else if (info.constants == 0) {
     auto slot = t->record(n, defined);
     for (std::size_t q = 0; q < n; ++q) slot.input[q] = x[q].index();
     p = slot.partial;
+  } else {
+    T* all = partials_buffer<T>(n);
+    const T v = fill(all);
+    auto slot = t->record(n - info.constants, defined);
+    write_active_inputs<T, 1>({x}, all, slot.partial, slot.input);
+    return recorded_real<T>(v, defined, t->epoch());
   }
   const T v = fill(p);
   return recorded_real<T>(v, defined, t->epoch());
@@ -236,18 +291,28 @@ ETAD_ALWAYS_INLINE real<T> uniform_statement(std::span<const real<T>> x, const r
   if (info.contiguous) {
     t->record_range(0, info.first, n, true, scale, defined);
   } else {
-    auto slot = t->record(n, defined);
-    for (std::size_t q = 0; q < n; ++q) {
-      slot.input[q] = x[q].index();
-      slot.partial[q] = scale;
+    auto slot = t->record(n - info.constants, defined);
+    if (info.constants == 0) {
+      for (std::size_t q = 0; q < n; ++q) {
+        slot.input[q] = x[q].index();
+        slot.partial[q] = scale;
+      }
+    } else {
+      std::size_t m = 0;
+      for (std::size_t q = 0; q < n; ++q)
+        if (x[q].index() != 0) {
+          slot.input[m] = x[q].index();
+          slot.partial[m++] = scale;
+        }
     }
   }
   return recorded_real<T>(v, defined, t->epoch());
 }
 
-/// Records one statement whose inputs are the reals of parts[0], parts[1], ... (in that order).
-/// fill(p) writes one partial per input into p and returns the statement's value. Returns a
-/// constant when nothing is on a tape. A single contiguous part becomes a range statement.
+/// Records one statement whose inputs are the reals of parts[0], parts[1], ... (in that order),
+/// constants left out. fill(p) writes one partial per real into p and returns the statement's
+/// value. Returns a constant when nothing is on a tape. A single contiguous part becomes a range
+/// statement.
 template <class T, std::size_t K, class Fill>
 real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fill&& fill) {
   basic_tape<T>* t = basic_tape<T>::current();
@@ -255,11 +320,13 @@ real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fil
     const range_info info = scan_range<T>(parts[0], t, [](auto&&...) {});
     return range_statement<T>(parts[0], info, fill);
   } else {
-    std::size_t n = 0;
+    std::size_t n = 0, constants = 0;
     bool any = false;
     for (const auto& x : parts) {
       n += x.size();
-      any = scan_range<T>(x, t, [](auto&&...) {}).any || any;
+      const range_info info = scan_scattered<T>(x, t);
+      any = info.any || any;
+      constants += info.constants;
     }
     if (!any) {
       thread_local std::vector<T> scratch;  // reused: no allocation in steady state
@@ -268,6 +335,13 @@ real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fil
     }
     if (t == nullptr) no_tape_for_reduction<T>();
     index_t defined;
+    if (constants != 0) {
+      T* all = partials_buffer<T>(n);
+      const T v = fill(all);
+      auto slot = t->record(n - constants, defined);
+      write_active_inputs<T, K>(parts, all, slot.partial, slot.input);
+      return recorded_real<T>(v, defined, t->epoch());
+    }
     auto slot = t->record(n, defined);
     std::size_t q = 0;
     for (const auto& x : parts)
@@ -277,12 +351,45 @@ real<T> statement_over(const std::array<std::span<const real<T>>, K>& parts, Fil
   }
 }
 
+/// checked_statement's rare path: the range statement just recorded over x (its partials in
+/// slot.range) turned out not to be over consecutive reals. Rewritten in place as an ordinary
+/// statement (the same slots: its partials are already where an ordinary statement's go); taken
+/// back and recorded again without its constants when some elements are constants; taken back
+/// before the error when some are reals of another tape or epoch. Returns the statement's index.
+template <class T>
+index_t unrange_statement(basic_tape<T>* t, std::span<const real<T>> x,
+                          const typename statement_store<T>::range_slot& slot, index_t defined) {
+  const std::size_t n = x.size();
+  std::size_t constants = 0;
+  bool foreign = false;
+  for (const real<T>& e : x) {
+    constants += e.epoch() == 0;
+    foreign |= e.epoch() != 0 && e.epoch() != t->epoch();
+  }
+  if (foreign) {
+    t->discard_last_statement();  // the error leaves the tape as it was
+    foreign_real_in_reduction();
+  }
+  if (constants == 0) {
+    index_t* header = slot.input - range_header;
+    header[0] = 0;
+    header[1] = 0;  // a range of length 0, then n ordinary (partial, input) pairs
+    for (std::size_t k = 0; k < n; ++k) slot.input[k] = x[k].index();
+    return defined;
+  }
+  T* all = partials_buffer<T>(n);
+  std::copy_n(slot.range, n, all);
+  t->discard_last_statement();
+  const auto active = t->record(n - constants, defined);
+  write_active_inputs<T, 1>({x}, all, active.partial, active.input);
+  return defined;
+}
+
 /// Like statement_over for one range, with the range's check folded into the fill's own loop:
 /// fill(p, visit) writes the partials, calls visit(k) for every element k in its main loop, and
 /// returns the value. When x's ends are consecutive values of the tape, a range statement is
 /// recorded first and the loop checks the elements in between as it goes (no separate pass over
-/// x); should they not be consecutive after all, the statement is rewritten in place as an
-/// ordinary one (the same slots: its partials are already where an ordinary statement's go).
+/// x); should they not be consecutive after all, unrange_statement makes it an ordinary one.
 template <class T, class Fill>
 ETAD_ALWAYS_INLINE real<T> checked_statement(std::span<const real<T>> x, Fill&& fill) {
   const std::size_t n = x.size();
@@ -295,22 +402,8 @@ ETAD_ALWAYS_INLINE real<T> checked_statement(std::span<const real<T>> x, Fill&& 
       const real<T>* xs = x.data();
       std::uint64_t gaps = 0;
       const T v = fill(slot.range, [&](std::size_t k) { gaps |= key_of(xs[k]) ^ (key0 + k); });
-      if (gaps != 0) [[unlikely]] {
-        index_t* header = slot.input - range_header;
-        header[0] = 0;
-        header[1] = 0;  // a range of length 0, then n ordinary (partial, input) pairs
-        for (std::size_t k = 0; k < n; ++k) slot.input[k] = 0;  // harmless until checked
-#if ETAD_CHECKED
-        for (std::size_t k = 0; k < n; ++k) {
-          const std::uint32_t e = xs[k].epoch();
-          if (e != 0 && e != t->epoch()) {
-            t->discard_last_statement();  // the error leaves the tape as it was
-            foreign_real_in_reduction();
-          }
-        }
-#endif
-        for (std::size_t k = 0; k < n; ++k) slot.input[k] = xs[k].index();
-      }
+      if (gaps != 0) [[unlikely]]
+        defined = unrange_statement<T>(t, x, slot, defined);
       return recorded_real<T>(v, defined, t->epoch());
     }
   }
@@ -345,6 +438,45 @@ int needs_contiguous_reals() {
                 "etad: the reductions take a contiguous range of reals (std::vector, std::array, "
                 "std::span, or a pointer and a length); copy the reals into a std::vector first");
   return 0;
+}
+
+/// Any range whose elements are reals, contiguous or not (the catch-alls' trigger: a call with
+/// such a range that matches no form of the function gets a sentence).
+template <class R>
+concept range_of_reals = std::ranges::range<R> &&
+                         is_real_v<std::remove_cv_t<std::ranges::range_value_t<R>>>;
+
+/// The arguments dot's range forms take: two contiguous ranges, reals on one side or both,
+/// numbers convertible to the reals' type on the other.
+template <class X, class Y>
+concept dot_arguments =
+    (real_range<X> && (real_range<Y> || number_range<Y, typename real_of<X>::value_type>)) ||
+    (real_range<Y> && number_range<X, typename real_of<Y>::value_type>);
+
+/// The arguments quadratic_form, matvec and rows_times take: a contiguous range of numbers
+/// convertible to the reals' type (the matrix) and a contiguous range of reals.
+template <class M, class R>
+concept matrix_arguments = real_range<R> && number_range<M, typename real_of<R>::value_type>;
+
+/// The real type of the first of X, Y that is a range of reals (a catch-all's stand-in result,
+/// so that its assertion is the only error).
+template <class X, class Y>
+auto real_of_either() {
+  if constexpr (range_of_reals<X>)
+    return std::remove_cv_t<std::ranges::range_value_t<X>>{};
+  else
+    return std::remove_cv_t<std::ranges::range_value_t<Y>>{};
+}
+
+/// The pointer forms' range: (p, n) as a span, and a sentence instead of a crash for a null
+/// pointer with a length.
+template <class E>
+std::span<const E> pointer_range(const E* p, std::size_t n, const char* what) {
+  if (p == nullptr && n != 0)
+    throw error(std::string("etad: ") + what + "() got a null pointer with a length of " +
+                std::to_string(n) + "; pass a pointer to " + std::to_string(n) +
+                " elements, or a length of 0 for an empty range");
+  return std::span<const E>(p, n);
 }
 
 }  // namespace detail
@@ -439,13 +571,10 @@ auto dot(const A& coefficients, const R& range) {
   return dot(range, coefficients);
 }
 
-/// sum of x_i y_i for two ranges of reals: one statement with 2n partials (y_i, then x_i).
-/// Summed as sum() sums.
-template <detail::real_range R1, detail::real_range R2>
-auto dot(const R1& r1, const R2& r2) {
-  using T = typename detail::real_of<R1>::value_type;
-  static_assert(std::is_same_v<detail::real_of<R1>, detail::real_of<R2>>,
-                "etad: dot() of ranges of reals needs the same real type on both sides");
+namespace detail {
+/// dot of two ranges of reals of one type (see dot).
+template <class T, class R1, class R2>
+real<T> dot_of_reals(const R1& r1, const R2& r2) {
   const std::size_t n = std::ranges::size(r1);
   detail::require_same_size<T>(n, std::ranges::size(r2), "dot");
   std::span<const real<T>> x(std::ranges::data(r1), n), y(std::ranges::data(r2), n);
@@ -458,6 +587,35 @@ auto dot(const R1& r1, const R2& r2) {
     });
     return s.total();
   });
+}
+}  // namespace detail
+
+/// sum of x_i y_i for two ranges of reals: one statement with 2n partials (y_i, then x_i).
+/// Summed as sum() sums.
+template <detail::real_range R1, detail::real_range R2>
+auto dot(const R1& r1, const R2& r2) {
+  using T = typename detail::real_of<R1>::value_type;
+  if constexpr (!std::is_same_v<detail::real_of<R1>, detail::real_of<R2>>) {
+    static_assert(std::is_same_v<detail::real_of<R1>, detail::real_of<R2>>,
+                  "etad: dot() of ranges of reals needs the same real type on both sides");
+    return real<T>();  // (a stand-in, so that the assertion is the only error)
+  } else {
+    return detail::dot_of_reals<T>(r1, r2);
+  }
+}
+
+/// dot of anything else with a range of reals (a std::list or a std::deque on either side, a
+/// range of something that is not a number): one sentence instead of "no matching function".
+template <class X, class Y>
+  requires(detail::range_of_reals<X> || detail::range_of_reals<Y>) &&
+          (!detail::dot_arguments<X, Y>)
+auto dot(const X&, const Y&) {
+  static_assert(sizeof(X) == 0,
+                "etad: dot() takes two contiguous ranges (std::vector, std::array, std::span), "
+                "reals on one side or both and numbers convertible to the reals' type on the "
+                "other, or two pointers and a length; copy a std::list, a std::deque or a view "
+                "into a std::vector first");
+  return detail::real_of_either<X, Y>();
 }
 
 /// product of x_i. Partials prod_{j != i} x_j, by prefix and suffix products (no division, so
@@ -617,6 +775,51 @@ auto log_sum_exp(const R& range) {
       return m + log(s);
     });
   }
+}
+
+// --- pointer and length --------------------------------------------------------------------
+// The same reductions of the n reals at p, for reals that are not in a container (a C array
+// behind a pointer, memory of the caller's own). Each forwards to the range form; a null p with
+// n != 0 throws etad::error (p may be null when n is 0: an empty range). For dot, x and y each
+// point to n elements: reals and reals, reals and numbers, or numbers and reals (the forms of
+// the range version); for a pointer with a range, wrap the pointer in a std::span.
+
+/// sum of the n reals at p (see sum of a range).
+template <class T>
+auto sum(const real<T>* p, std::size_t n) {
+  return sum(detail::pointer_range(p, n, "sum"));
+}
+/// mean of the n reals at p (n >= 1; see mean of a range).
+template <class T>
+auto mean(const real<T>* p, std::size_t n) {
+  return mean(detail::pointer_range(p, n, "mean"));
+}
+/// sum of squares of the n reals at p (see squared_norm of a range).
+template <class T>
+auto squared_norm(const real<T>* p, std::size_t n) {
+  return squared_norm(detail::pointer_range(p, n, "squared_norm"));
+}
+/// product of the n reals at p (see prod of a range).
+template <class T>
+auto prod(const real<T>* p, std::size_t n) {
+  return prod(detail::pointer_range(p, n, "prod"));
+}
+/// log(sum exp x_i) of the n reals at p (see log_sum_exp of a range).
+template <class T>
+auto log_sum_exp(const real<T>* p, std::size_t n) {
+  return log_sum_exp(detail::pointer_range(p, n, "log_sum_exp"));
+}
+/// sum of x_i y_i for the n reals at x and the n reals or numbers at y.
+template <class T, class Y>
+  requires detail::is_real_v<Y> || std::is_convertible_v<Y, T>
+auto dot(const real<T>* x, const Y* y, std::size_t n) {
+  return dot(detail::pointer_range(x, n, "dot"), detail::pointer_range(y, n, "dot"));
+}
+/// sum of a_i x_i for the n numbers at a and the n reals at x.
+template <class N, class T>
+  requires(!detail::is_real_v<N> && std::is_convertible_v<N, T>)
+auto dot(const N* a, const real<T>* x, std::size_t n) {
+  return dot(detail::pointer_range(a, n, "dot"), detail::pointer_range(x, n, "dot"));
 }
 
 }  // namespace etad
