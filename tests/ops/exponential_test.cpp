@@ -6,8 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 using etad_test::binary;
 using etad_test::check_ops;
@@ -81,6 +83,9 @@ TEMPLATE_TEST_CASE("exponential: values at 0, ±inf and NaN", "[ops][exponential
   CHECK(g(exp, inf).gradient[0] == inf);
   CHECK(g(exp, T(-1e5)).gradient[0] == 0);
   CHECK(g([](auto x) { return etad::exp2(x); }, -inf).gradient[0] == 0);
+  CHECK(g([](auto x) { return etad::exp2(x); }, inf).value == inf);
+  CHECK(g([](auto x) { return etad::exp2(x); }, inf).gradient[0] == inf);  // inf ln 2
+  CHECK(g([](auto x) { return etad::expm1(x); }, inf).gradient[0] == inf);
   CHECK(g([](auto x) { return etad::expm1(x); }, -inf).value == -1);
   CHECK(g([](auto x) { return etad::expm1(x); }, -inf).gradient[0] == 0);
   // log at 0: value -inf, slope +inf (also at -0); below 0 the value is NaN; at +inf slope 0.
@@ -88,6 +93,12 @@ TEMPLATE_TEST_CASE("exponential: values at 0, ±inf and NaN", "[ops][exponential
   CHECK(g(log, T(0)).gradient[0] == inf);
   CHECK(g(log, inf).gradient[0] == 0);
   CHECK(std::isnan(g(log, T(-1)).value));
+  // Below 0 the value is NaN and the partial the formula's, 1/x (negative), as documented; so for
+  // log2 and log10 (1/(x ln 2), 1/(x ln 10)).
+  CHECK(g(log, T(-2)).gradient[0] == T(-0.5));
+  CHECK(g(log, -inf).gradient[0] == 0);
+  CHECK(g([](auto x) { return etad::log2(x); }, T(-2)).gradient[0] < 0);
+  CHECK(g([](auto x) { return etad::log10(x); }, T(-2)).gradient[0] < 0);
   CHECK(g([](auto x) { return etad::log2(x); }, T(0)).value == -inf);
   CHECK(g([](auto x) { return etad::log2(x); }, T(0)).gradient[0] == inf);
   CHECK(g([](auto x) { return etad::log10(x); }, T(0)).gradient[0] == inf);
@@ -96,6 +107,10 @@ TEMPLATE_TEST_CASE("exponential: values at 0, ±inf and NaN", "[ops][exponential
   CHECK(g([](auto x) { return etad::log1p(x); }, T(-1)).value == -inf);
   CHECK(g([](auto x) { return etad::log1p(x); }, T(-1)).gradient[0] == inf);
   CHECK(g([](auto x) { return etad::log1p(x); }, inf).gradient[0] == 0);
+  // log1p below -1: NaN value, the formula's partial 1/(1 + x), negative (as log below 0).
+  CHECK(std::isnan(g([](auto x) { return etad::log1p(x); }, T(-2)).value));
+  CHECK(g([](auto x) { return etad::log1p(x); }, T(-2)).gradient[0] == -1);
+  CHECK(g([](auto x) { return etad::log1p(x); }, T(-5)).gradient[0] == T(-0.25));
   // NaN in: NaN value and NaN slope.
   const auto nan_through = [&](auto f) {
     const auto r = g(f, nan);
@@ -112,9 +127,21 @@ TEMPLATE_TEST_CASE("exponential: values at 0, ±inf and NaN", "[ops][exponential
 
 TEST_CASE("exponential: float stays float", "[ops][exponential]") {
   // The ln 2 and ln 10 constants are converted to the argument's type, so a float computation is
-  // not dragged up to double (the result type is float, and so is each partial's arithmetic).
-  const auto r = etad::gradient([](auto x) { return etad::exp2(x) + etad::log2(x) + etad::log10(x); }, 2.0f);
-  static_assert(std::is_same_v<decltype(r.value), float>);
+  // not dragged up to double. gradient_result<float, N> is float whatever the rules compute in,
+  // so it is the rules' partials whose type is checked, and the gradients are compared bitwise
+  // with the float-only expressions, at points where the same expressions with ln 2 and ln 10 in
+  // double, rounded to float at the end, differ in the last bit (1.45f for exp2, 0.9f for log2
+  // and log10).
+  static_assert(std::is_same_v<decltype(etad::exp2_op::partials(1.45f, 2.7f)), std::array<float, 1>>);
+  static_assert(std::is_same_v<decltype(etad::log2_op::partials(0.9f, -0.15f)), std::array<float, 1>>);
+  static_assert(std::is_same_v<decltype(etad::log10_op::partials(0.9f, -0.05f)), std::array<float, 1>>);
+  static_assert(std::is_same_v<decltype(etad::exp_op::partials(1.0f, 2.7f)), std::array<float, 1>>);
+  static_assert(std::is_same_v<decltype(etad::expm1_op::partials(1.0f, 1.7f)), std::array<float, 1>>);
+  static_assert(std::is_same_v<decltype(etad::log_op::partials(2.0f, 0.7f)), std::array<float, 1>>);
+  static_assert(std::is_same_v<decltype(etad::log1p_op::partials(2.0f, 1.1f)), std::array<float, 1>>);
   const float ln2 = 0.693147180559945309f, ln10 = 2.302585092994045684f;
-  CHECK(r.gradient[0] == Approx(4 * ln2 + 1 / (2 * ln2) + 1 / (2 * ln10)).epsilon(1e-6));
+  const float a = 1.45f, b = 0.9f;
+  CHECK(etad::gradient([](auto x) { return etad::exp2(x); }, a).gradient[0] == std::exp2(a) * ln2);
+  CHECK(etad::gradient([](auto x) { return etad::log2(x); }, b).gradient[0] == 1 / (b * ln2));
+  CHECK(etad::gradient([](auto x) { return etad::log10(x); }, b).gradient[0] == 1 / (b * ln10));
 }

@@ -97,6 +97,12 @@ TEMPLATE_TEST_CASE("nonsmooth: min and max send the gradient to one argument", "
   check("min", min, 2, nan, 2, 1, 0);
   check("max", max, nan, 2, nan, 1, 0);
   check("max", max, 2, nan, 2, 1, 0);
+  // Both NaN: fmin / fmax pass over a NaN first argument, so the gradient goes to the second;
+  // min / max return the first (b < a is false), and it gets the gradient.
+  check("fmin", fmin, nan, nan, nan, 0, 1);
+  check("fmax", fmax, nan, nan, nan, 0, 1);
+  check("min", min, nan, nan, nan, 1, 0);
+  check("max", max, nan, nan, nan, 1, 0);
   // The same input on both sides: the whole slope 1 arrives once.
   CHECK(etad::gradient([](auto x) { return etad::min(x, x); }, T(5)).gradient[0] == 1);
   CHECK(etad::gradient([](auto x) { return etad::fmax(x, x); }, T(5)).gradient[0] == 1);

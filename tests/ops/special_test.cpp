@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 using etad_test::check_ops;
@@ -166,9 +167,25 @@ TEMPLATE_TEST_CASE("special: poles, infinities and NaN", "[ops][special]", float
   CHECK(g(digamma, inf).value == inf);
   CHECK(g(digamma, inf).gradient[0] == 0);
   CHECK(g(lgamma, inf).gradient[0] == inf);
-  // erf and erfc saturate: slope exactly 0 at ±inf and once e^(-x^2) underflows (|x| > 27 for
-  // double, > 107 for long double).
-  for (const T x : {inf, -inf, T(120), T(-120)}) {
+  // At -inf: lgamma +inf (IEEE) with a NaN slope (digamma's poles accumulate there); tgamma NaN.
+  CHECK(g(lgamma, -inf).value == inf);
+  CHECK(std::isnan(g(lgamma, -inf).gradient[0]));
+  CHECK(std::isnan(g(tgamma, -inf).value));
+  CHECK(std::isnan(g(tgamma, -inf).gradient[0]));
+  // tgamma at -0: -inf (IEEE), slope NaN as at +0. At +inf, and where Gamma overflows (beyond
+  // 171.6 in double, 35.04 in float, 1755.5 in long double): value +inf, slope +inf (inf psi,
+  // psi > 0 there).
+  CHECK(g(tgamma, -T(0)).value == -inf);
+  CHECK(std::isnan(g(tgamma, -T(0)).gradient[0]));
+  const T overflow = std::is_same_v<T, float> ? T(36) : std::is_same_v<T, double> ? T(172) : T(1756);
+  for (const T x : {inf, overflow}) {
+    CAPTURE(x);
+    CHECK(g(tgamma, x).value == inf);
+    CHECK(g(tgamma, x).gradient[0] == inf);
+  }
+  // erf and erfc saturate: slope exactly 0 at ±inf and once e^(-x^2) underflows (|x| > 27.3 for
+  // double, 10.2 for float, 106.8 for long double; 1e200, where x^2 overflows, in double).
+  for (const T x : {inf, -inf, T(120), T(-120), std::is_same_v<T, float> ? T(10.5) : T(1e200)}) {
     CAPTURE(x);
     CHECK(g([](auto v) { return etad::erf(v); }, x).gradient[0] == 0);
     CHECK(g([](auto v) { return etad::erfc(v); }, x).gradient[0] == 0);

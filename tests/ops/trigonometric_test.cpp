@@ -1,22 +1,26 @@
 // tests/ops/trigonometric_test.cpp — sin ... atanh and atan2: gradients against finite
-// differences at seeded points, closed forms, and the documented behaviour at singular points.
+// differences at seeded points, closed forms, the documented behaviour at singular points and
+// infinities, and tanh's slope in ulps over all of R (also differentiated twice).
 #include "support/finite_difference.hpp"
 
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 using etad_test::binary;
 using etad_test::check_ops;
-using etad_test::tolerance;
 using etad_test::unary;
 
 TEST_CASE("trigonometric: gradients match finite differences", "[ops][trigonometric]") {
-  // tanh'(x) = 1 - tanh^2 x is computed from f: at |x| = 5 it is 1.8e-4, so float's rounding of f
-  // (3e-8) is amplified to 3e-4 relative. Domains stop 0.01 short of the singular points.
+  // Domains stop 0.01 short of the singular points. tanh over [-30, 30] with the default
+  // tolerances: its slope is no longer 1 - f^2, which float's rounding of f made 3e-4 wrong at
+  // |x| = 5 (beyond about |x| = 8 the finite difference itself is noise: see the ulp test below).
   check_ops(unary("sin", [](auto x) { return etad::sin(x); }, {-10, 10}),
             unary("cos", [](auto x) { return etad::cos(x); }, {-10, 10}),
             unary("tan", [](auto x) { return etad::tan(x); }, {-1.5, 1.5}),
@@ -26,7 +30,8 @@ TEST_CASE("trigonometric: gradients match finite differences", "[ops][trigonomet
             binary("atan2", [](auto y, auto x) { return etad::atan2(y, x); }, {-10, 10}, {-10, 10}),
             unary("sinh", [](auto x) { return etad::sinh(x); }, {-5, 5}),
             unary("cosh", [](auto x) { return etad::cosh(x); }, {-5, 5}),
-            unary("tanh", [](auto x) { return etad::tanh(x); }, {-5, 5}, tolerance{.f = {1e-3}}),
+            unary("tanh", [](auto x) { return etad::tanh(x); }, {-30, 30}),
+            unary("tanh near 0", [](auto x) { return etad::tanh(x); }, {-1, 1}),
             unary("asinh", [](auto x) { return etad::asinh(x); }, {-10, 10}),
             unary("acosh", [](auto x) { return etad::acosh(x); }, {1.01, 10}),
             unary("atanh", [](auto x) { return etad::atanh(x); }, {-0.99, 0.99}));
@@ -109,9 +114,19 @@ TEMPLATE_TEST_CASE("trigonometric: domain edges and singular points", "[ops][tri
   // atanh outside (-1, 1): value NaN, partial by the formula 1/((1 - x)(1 + x)) (negative).
   CHECK(std::isnan(g(atanh, T(2)).value));
   CHECK(g(atanh, T(2)).gradient[0] == Approx(-1 / 3.0L));
-  // tan at its pole in T is finite but huge; tan'(x) = 1 + tan^2 x agrees with the value.
-  const auto t = g([](auto x) { return etad::tan(x); }, T(1.5707963267948966L));
-  CHECK(t.gradient[0] == Approx(1 + static_cast<long double>(t.value) * t.value));
+  // tan at pi/2 rounded to T is finite but huge. Its slope, 1/cos^2 x, independently of tan:
+  // cos x = sin(pi/2 - x), with pi/2 - x = (p1 - x) + p2 (p1 + p2 = pi/2 to 128 bits, p1 - x
+  // exact) in long double, where sin of it is accurate. A few ulps of T.
+  {
+    const long double p1 = 0xc.90fdaa22168c235p-3L;          // pi/2 rounded to 64 bits
+    const long double p2 = -2.508278806334166011778663540165e-20L;  // pi/2 - p1
+    const T x = static_cast<T>(p1);
+    const long double c = std::sin((p1 - x) + p2);
+    const auto t = g([](auto v) { return etad::tan(v); }, x);
+    CAPTURE(x, c, t.value);
+    CHECK(std::fabs(t.value) > 1e7);
+    CHECK(etad_test::close(t.gradient[0], 1 / (c * c), 4 * std::numeric_limits<T>::epsilon()));
+  }
   // atan2 at (0, 0): value as std::atan2, both partials NaN.
   const auto a = etad::gradient([](auto y, auto x) { return etad::atan2(y, x); }, T(0), T(0));
   CHECK(a.value == 0);
@@ -128,21 +143,39 @@ TEMPLATE_TEST_CASE("trigonometric: infinite and NaN inputs", "[ops][trigonometri
   const T tinf = std::numeric_limits<T>::infinity();
   const T tnan = std::numeric_limits<T>::quiet_NaN();
   const auto g = [](auto f, T x) { return etad::gradient(f, x); };
-  // Saturating functions have slope exactly 0 at ±inf and once they round to their limits.
+  // Saturating functions have slope exactly 0 at ±inf.
   for (const T x : {tinf, -tinf}) {
     CAPTURE(x);
     CHECK(g([](auto v) { return etad::atan(v); }, x).gradient[0] == 0);
     CHECK(g([](auto v) { return etad::tanh(v); }, x).gradient[0] == 0);
     CHECK(g([](auto v) { return etad::asinh(v); }, x).gradient[0] == 0);
   }
-  CHECK(g([](auto v) { return etad::tanh(v); }, T(-50)).gradient[0] == 0);
-  CHECK(g([](auto v) { return etad::tanh(v); }, T(50)).gradient[0] == 0);
-  CHECK(g([](auto v) { return etad::tanh(v); }, T(50)).value == 1);
+  // tanh rounds to ±1 long before its slope underflows: at ±50 the value is 1 and the slope
+  // sech^2 50 = 1.5e-43 (not 1 - 1 * 1 = 0; subnormal in float); exactly 0 only once e^(-2|x|)
+  // underflows (|x| > 372.6 in double, 52 in float, 5699.7 in long double).
+  const T far = std::is_same_v<T, float> ? T(60) : std::is_same_v<T, double> ? T(400) : T(6000);
+  for (const T x : {T(50), T(-50)}) {
+    CAPTURE(x);
+    const auto r = g([](auto v) { return etad::tanh(v); }, x);
+    CHECK(r.value == (x > 0 ? 1 : -1));
+    const long double c = std::cosh(static_cast<long double>(x));
+    CHECK(etad_test::close(r.gradient[0], 1 / (c * c), 8 * std::numeric_limits<T>::epsilon(),
+                           4 * std::numeric_limits<T>::denorm_min()));
+    CHECK(r.gradient[0] > 0);
+    CHECK(g([](auto v) { return etad::tanh(v); }, x > 0 ? far : -far).gradient[0] == 0);
+  }
   CHECK(g([](auto v) { return etad::acosh(v); }, tinf).gradient[0] == 0);
   CHECK(g([](auto v) { return etad::sinh(v); }, tinf).gradient[0] == tinf);
   CHECK(g([](auto v) { return etad::cosh(v); }, -tinf).gradient[0] == -tinf);
-  // sin and cos of an infinity are NaN, and so are their slopes.
-  CHECK(std::isnan(g([](auto v) { return etad::sin(v); }, tinf).gradient[0]));
+  // sin, cos and tan of an infinity are NaN, and so are their slopes (cos x, -sin x, 1 + f^2).
+  for (const T x : {tinf, -tinf}) {
+    CAPTURE(x);
+    for (const auto& r : {g([](auto v) { return etad::sin(v); }, x), g([](auto v) { return etad::cos(v); }, x),
+                          g([](auto v) { return etad::tan(v); }, x)}) {
+      CHECK(std::isnan(r.value));
+      CHECK(std::isnan(r.gradient[0]));
+    }
+  }
   // NaN in, NaN value and NaN gradient out, for every op.
   const auto nan_through = [&](auto f) {
     const auto r = g(f, tnan);
@@ -178,4 +211,113 @@ TEST_CASE("trigonometric: no overflow or underflow inside the partials", "[ops][
   CHECK(etad::gradient([](auto x) { return etad::asinh(x); }, 1e200).gradient[0] == Approx(1e-200));
   CHECK(etad::gradient([](auto x) { return etad::asinh(x); }, -1e200).gradient[0] == Approx(1e-200));
   CHECK(etad::gradient([](auto x) { return etad::asinh(x); }, 1e30f).gradient[0] == Approx(1e-30f));
+}
+
+namespace {
+
+/// The error of `got` in units of `eps * |want|` (want's relative precision in T), with an
+/// absolute floor of a few of T's smallest subnormals, for values that underflow in T.
+template <class T>
+long double relative_error(T got, long double want) {
+  const long double d = std::fabs(static_cast<long double>(got) - want);
+  if (std::isnan(d)) return std::numeric_limits<long double>::infinity();
+  if (d <= 4 * static_cast<long double>(std::numeric_limits<T>::denorm_min())) return 0;
+  return d / (std::fabs(want) * std::numeric_limits<T>::epsilon());
+}
+
+/// The first and second derivative of a generic unary f at x, by a tape of reals nested in a
+/// tape of T (the second is the outer tape's gradient of the first).
+template <class T, class F>
+std::array<T, 2> first_and_second(const F& f, T x) {
+  etad::basic_tape<T> outer;
+  const etad::real<T> xo = outer.variable(x);
+  etad::real<T> d;
+  {
+    etad::basic_tape<etad::real<T>> inner;
+    const etad::real<etad::real<T>> xi = inner.variable(xo);
+    const etad::real<etad::real<T>> z = f(xi);
+    d = inner.gradient(z, xi)[0];
+  }
+  return {d.value(), outer.gradient(d, xo)[0]};
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("trigonometric: tanh's slope to a few ulps over all of R", "[ops][trigonometric]", float, double,
+                   long double) {
+  // sech^2 x = 1 / cosh^2 x in long double, which knows nothing of the rule's two branches. The
+  // rule is measured within 1.8 ulps (|x| < 0.55) and 4.3 (beyond); the reference 1/coshl^2 is
+  // itself up to 5.2 ulps off in long double: tolerances 6 eps relative, 12 in long double.
+  // 1 - f^2 was 1e-5 wrong at 14 and 77 % at 19 in double, 0.35 % at 7 and 96 % at 9 in float.
+  using T = TestType;
+  const long double tol = std::is_same_v<T, long double> ? 12 : 6;
+  const auto slope = [](T x) { return etad::gradient([](auto v) { return etad::tanh(v); }, x).gradient[0]; };
+  const auto sech2 = [](T x) {
+    const long double c = std::cosh(static_cast<long double>(x));
+    return 1 / c / c;  // not 1 / (c * c): c * c overflows from |x| = 5678 in long double
+  };
+  const long double reach = std::is_same_v<T, float> ? 55 : std::is_same_v<T, double> ? 380 : 5710;
+  std::vector<T> xs{T(0), T(0.25), T(0.549), T(0.55), T(1), T(7), T(9), T(14), T(18), T(19), T(30), T(360)};
+  for (long double x = -reach; x <= reach; x += reach / 997) xs.push_back(static_cast<T>(x));
+  for (long double x = -40; x <= 40; x += 0.0401L) xs.push_back(static_cast<T>(x));
+  for (int k = -40; k <= 40; ++k) xs.push_back(static_cast<T>(k * 0.0371L));  // both sides of 0.549
+  long double worst = 0;
+  for (const T x : xs) {
+    const long double e = relative_error(slope(x), sech2(x));
+    if (e > worst) worst = e;
+    if (e > tol) FAIL_CHECK("x = " << etad_test::fmt(x) << ": slope " << etad_test::fmt(slope(x)) << ", sech^2 "
+                                   << etad_test::fmt(sech2(x)) << " (" << etad_test::fmt(e) << " eps)");
+  }
+  CHECK(worst <= tol);
+}
+
+TEMPLATE_TEST_CASE("trigonometric: tanh's second derivative at large |x| on nested tapes", "[ops][trigonometric]",
+                   float, double, long double) {
+  // d2/dx2 tanh x = -2 tanh x sech^2 x, in long double from tanhl and coshl. The partial is
+  // differentiated again on the outer tape, in both of its branches (|x| < 0.549 and beyond);
+  // 1 - f^2 gave 0 wherever tanh had rounded to ±1 (from x = 19.1 in double). At 400 in double
+  // and float the exact value underflows to 0; in long double it is -1.1e-347.
+  using T = TestType;
+  for (const T x : {T(0.3), T(-0.3), T(2), T(-2), T(20), T(-20), T(400), T(-400)}) {
+    CAPTURE(x);
+    const long double xl = x, c = std::cosh(xl);
+    const auto d = first_and_second([](auto v) { return etad::tanh(v); }, x);
+    CHECK(relative_error(d[0], 1 / c / c) <= 12);
+    CHECK(relative_error(d[1], -2 * std::tanh(xl) / c / c) <= 16);
+  }
+}
+
+TEMPLATE_TEST_CASE("trigonometric: atan2 at infinite arguments has the limits 0", "[ops][trigonometric]", float,
+                   double, long double) {
+  // |grad atan2| = 1/hypot(x, y) -> 0 as either argument grows, in every direction: (0, 0) where
+  // one argument or both are infinite (x / r / r gave inf/inf = NaN). NaN in, NaN out.
+  using T = TestType;
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const auto at = [](T y, T x) { return etad::gradient([](auto a, auto b) { return etad::atan2(a, b); }, y, x); };
+  const long double pi = 3.141592653589793238462643383279502884L;
+  struct point {
+    T y, x;
+    long double angle;
+  };
+  for (const point p : {point{1, inf, 0}, point{-1, inf, 0}, point{1, -inf, pi}, point{inf, 1, pi / 2},
+                        point{-inf, -2, -pi / 2}, point{inf, inf, pi / 4}, point{-inf, -inf, -3 * pi / 4},
+                        point{inf, -inf, 3 * pi / 4}}) {
+    CAPTURE(p.y, p.x);
+    const auto r = at(p.y, p.x);
+    CHECK(r.value == Approx(p.angle).epsilon(4 * std::numeric_limits<T>::epsilon()));
+    CHECK(r.gradient[0] == 0);
+    CHECK(r.gradient[1] == 0);
+  }
+  for (const auto& r : {at(nan, inf), at(inf, nan), at(nan, T(1))}) {
+    CHECK(std::isnan(r.gradient[0]));
+    CHECK(std::isnan(r.gradient[1]));
+  }
+  // One constant argument: through the same rule.
+  CHECK(etad::gradient([](auto x) { return etad::atan2(1.0, x); }, inf).gradient[0] == 0);
+  CHECK(etad::gradient([](auto y) { return etad::atan2(y, 2); }, -inf).gradient[0] == 0);
+  // On a nested tape: first derivatives 0, and second derivatives 0 (the partials are constants).
+  const auto d = first_and_second([](auto x) { return etad::atan2(x, 1.0); }, inf);
+  CHECK(d[0] == 0);
+  CHECK(d[1] == 0);
 }

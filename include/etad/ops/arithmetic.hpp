@@ -38,7 +38,8 @@ struct sum_op {
   }
 };
 
-/// a - b. Partials 1, -1.
+/// a - b. Domain R^2. Partials 1, -1 everywhere, also at inf and NaN (inf - inf = NaN is the
+/// value's, not the partials').
 struct sub_op {
   static constexpr std::string_view name = "sub";
   static constexpr std::size_t arity = 2;
@@ -46,7 +47,7 @@ struct sub_op {
   static constexpr auto partials(const auto&, const auto&, const auto&) { return std::array{1, -1}; }
 };
 
-/// -a. Partial -1.
+/// -a. Domain R. Partial -1 everywhere.
 struct neg_op {
   static constexpr std::string_view name = "neg";
   static constexpr std::size_t arity = 1;
@@ -54,7 +55,8 @@ struct neg_op {
   static constexpr auto partials(const auto&, const auto&) { return std::array{-1}; }
 };
 
-/// a * b. Partials b, a. A product rule (core/rule.hpp): in a static gradient, a tree of * is
+/// a * b. Domain R^2. Partials b, a as they are: at (inf, 0) the value is NaN (IEEE inf * 0) and
+/// the partials 0 and inf, which the sweep multiplies by the adjoint under IEEE rules. A product rule (core/rule.hpp): in a static gradient, a tree of * is
 /// differentiated as one product, a factor repeated k times getting k times one partial.
 struct mul_op {
   static constexpr std::string_view name = "mul";

@@ -12,7 +12,7 @@
 
 namespace etad {
 
-/// e^x. Domain R. d/dx = f.
+/// e^x. Domain R. d/dx = f: 0 at -inf (and where e^x underflows), +inf at +inf.
 struct exp_op {
   static constexpr std::string_view name = "exp";
   static constexpr std::size_t arity = 1;
@@ -21,7 +21,7 @@ struct exp_op {
 };
 template <operand X> constexpr auto exp(const X& x) { return etad::apply(exp_op{}, x); }
 
-/// 2^x. Domain R. d/dx = f ln 2.
+/// 2^x. Domain R. d/dx = f ln 2: 0 at -inf (and where 2^x underflows), +inf at +inf.
 struct exp2_op {
   static constexpr std::string_view name = "exp2";
   static constexpr std::size_t arity = 1;
@@ -76,7 +76,9 @@ struct log10_op {
 };
 template <operand X> constexpr auto log10(const X& x) { return etad::apply(log10_op{}, x); }
 
-/// ln(1 + x), accurate near 0. Domain (-1, inf). d/dx = 1/(1 + x); +inf at -1.
+/// ln(1 + x), accurate near 0. Domain (-1, inf). d/dx = 1/(1 + x); +inf at -1 (where the value
+/// is -inf), 0 at +inf. Below -1 the value is NaN and the partial the formula's, negative (as
+/// log below 0; -0 at -inf).
 struct log1p_op {
   static constexpr std::string_view name = "log1p";
   static constexpr std::size_t arity = 1;

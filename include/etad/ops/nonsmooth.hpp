@@ -40,7 +40,8 @@ struct choice_rule {
 }  // namespace detail
 
 /// fmin(a, b): the smaller, ignoring a NaN argument. The gradient goes to the argument returned
-/// (to a on a tie, to the non-NaN one if one is NaN).
+/// (to a on a tie, to the non-NaN one if one is NaN). Both NaN: the value is NaN and the
+/// gradient goes to b (a NaN a is always passed over).
 struct fmin_op : detail::choice_rule {
   static constexpr std::string_view name = "fmin";
   static constexpr bool second(const auto& a, const auto& b) { return bool(b < a) || bool(a != a); }
@@ -51,7 +52,7 @@ struct fmin_op : detail::choice_rule {
 };
 template <operand A, operand B> constexpr auto fmin(const A& a, const B& b) { return etad::apply(fmin_op{}, a, b); }
 
-/// fmax(a, b): the larger, ignoring a NaN argument; gradient as fmin.
+/// fmax(a, b): the larger, ignoring a NaN argument; gradient as fmin (both NaN: to b).
 struct fmax_op : detail::choice_rule {
   static constexpr std::string_view name = "fmax";
   static constexpr bool second(const auto& a, const auto& b) { return bool(b > a) || bool(a != a); }
@@ -62,7 +63,8 @@ struct fmax_op : detail::choice_rule {
 };
 template <operand A, operand B> constexpr auto fmax(const A& a, const B& b) { return etad::apply(fmax_op{}, a, b); }
 
-/// min(a, b) with std::min's semantics: (b < a) ? b : a (so a NaN in a is returned).
+/// min(a, b) with std::min's semantics: (b < a) ? b : a (so a NaN in a is returned, and with
+/// it the gradient; both NaN: to a).
 struct min_op : detail::choice_rule {
   static constexpr std::string_view name = "min";
   static constexpr bool second(const auto& a, const auto& b) { return bool(b < a); }
@@ -118,7 +120,10 @@ struct trunc_op {
 };
 template <operand X> constexpr auto trunc(const X& x) { return etad::apply(trunc_op{}, x); }
 
-/// fma(a, b, c) = a b + c with one rounding. Partials b, a, 1.
+/// fma(a, b, c) = a b + c with one rounding. Domain R^3. Partials b, a, 1: the arguments
+/// themselves, so an infinite or NaN factor is the other factor's partial as it is (no limit
+/// taken), and the adjoint times it follows IEEE (inf * 0 = NaN). The single rounding of the
+/// value does not enter the partials.
 struct fma_op {
   static constexpr std::string_view name = "fma";
   static constexpr std::size_t arity = 3;

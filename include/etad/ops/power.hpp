@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -102,6 +103,42 @@ constexpr auto pow_exponent_partial(const auto& a, const auto& f) {
   const bool zero = bool(a == 0);
   return (zero ? F(0) : f) * log(zero ? A(1) : a);
 }
+
+// Whether the integer e converts to the floating type A exactly. Decided by e's type where every
+// value does (int in double; every 64-bit integer in x87's 64-bit significand), else |e| <= 2^d.
+template <class A, class N>
+constexpr bool integer_is_exact_in(const N& e) {
+  constexpr int d = std::numeric_limits<A>::digits;
+  if constexpr (std::numeric_limits<N>::digits <= d) {
+    return true;
+  } else {
+    constexpr N bound = N(1) << d;
+    if constexpr (std::is_signed_v<N>)
+      return -bound <= e && e <= bound;
+    else
+      return e <= bound;
+  }
+}
+
+// a^e for a floating a and an integer e of up to 64 bits, in a's own type: e converted to A where
+// that is exact (|e| <= 2^24 for float, 2^53 for double: every exponent of practical use), and
+// folded as pow_folded folds 2, -1, 1 and 0. Beyond, A(e) would round e, and an odd e to an even
+// one ((-1)^(2^53 + 1) came out +1): computed in long double then (its 64-bit significand holds
+// every 64-bit e on x86; where long double is double, e is rounded there, as by std::pow).
+template <class A, class N>
+constexpr A pow_integer(const A& a, const N& e) {
+  if (integer_is_exact_in<A>(e)) return pow_folded(a, A(e));
+  using std::pow;
+  return A(pow(static_cast<long double>(a), static_cast<long double>(e)));
+}
+
+// The type basic_powi_op keeps an integer exponent of type B in: int where all of B's values fit
+// (short, char, ...), else long long where they fit (unsigned int, long), else unsigned long long.
+template <class B>
+using powi_exponent_t = std::conditional_t<
+    (std::numeric_limits<B>::digits <= std::numeric_limits<int>::digits), int,
+    std::conditional_t<(std::numeric_limits<B>::digits <= std::numeric_limits<long long>::digits),
+                       long long, unsigned long long>>;
 }  // namespace detail
 
 /// a^b for two expressions. Domain a > 0 (a < 0 only with integer b). Partials b a^(b-1) and
@@ -116,20 +153,56 @@ struct pow_op {
   }
 };
 
-/// a^n for an integer n fixed at run time. Domain R (a != 0 for n < 0). d/da = n a^(n-1); 0 for
-/// n = 0.
-struct powi_op {
+/// a^n for an integer n fixed at run time, of any integer type of up to 64 bits (I: int, long
+/// long or unsigned long long, see detail::powi_exponent_t). Domain R (a != 0 for n < 0).
+/// d/da = n a^(n-1); 0 for n = 0, whatever a is (even NaN or inf, where a^0 = 1).
+/// The exponent is kept as the integer it is: casting it to int sent 5000000000 to 705032704 (at
+/// a = 1 + 1e-10, a^n came out 1.073 instead of 1.6487), and n - 1 overflowed at INT_MIN. For a
+/// floating a, a^n and a^(n-1) are computed in a's own type (a float base is not dragged up to
+/// double, as std::pow(float, int) does), with the exponent exact (see detail::pow_integer);
+/// n - 1 is computed as an integer except at the least value of a signed I, where it overflows:
+/// there a^(n-1) is taken in long double (exact on x86). On a nested tape the partial is n times
+/// powi again, with a^(n-1) = a^n / a at that least value.
+template <class I>
+struct basic_powi_op {
   static constexpr std::string_view name = "powi";
   static constexpr std::size_t arity = 1;
-  int n;
-  constexpr auto value(const auto& a) const { return detail::pow_folded(a, n); }
+  I n;
+  constexpr auto value(const auto& a) const {
+    if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(a)>>)
+      return detail::pow_integer(a, n);
+    else
+      return detail::pow_folded(a, n);  // reals of a nested tape: powi on the outer tape
+  }
   constexpr auto partials(const auto& a, const auto&) const {
-    // n = 0: 0 * a^0 (see detail::pow_base_partial), so that a = 0 does not give 0 * inf.
-    return std::array{n * detail::pow_folded(a, n == 0 ? 0 : n - 1)};
+    using A = std::remove_cvref_t<decltype(a)>;
+    if constexpr (std::is_floating_point_v<A>) {
+      // n = 0: 0, not 0 * a^-1 (0 * inf at a = 0; see detail::pow_base_partial).
+      if (n == 0) return std::array{A(0)};
+      if constexpr (std::is_signed_v<I>) {
+        if (n == std::numeric_limits<I>::min()) {
+          using std::pow;
+          return std::array{A(n) * A(pow(static_cast<long double>(a), static_cast<long double>(n) - 1))};
+        }
+      }
+      return std::array{A(n) * detail::pow_integer(a, I(n - 1))};
+    } else {
+      // n pow(a, n - 1) as before (n = 0: 0 * a^0), converted to A (a real) here rather than by
+      // the sweep, so that both branches have one type.
+      if constexpr (std::is_signed_v<I>) {
+        if (n == std::numeric_limits<I>::min()) return std::array{A(n * (detail::pow_folded(a, n) / a))};
+      }
+      return std::array{A(n * detail::pow_folded(a, n == 0 ? I(0) : I(n - 1)))};
+    }
   }
 };
+/// The integer-power rule for int exponents (and narrower types), as pow(x, 3) makes it.
+using powi_op = basic_powi_op<int>;
 
-/// a^c for a constant real exponent c. d/da = c a^(c-1) (0 for c = 0; +inf at a = 0 for 0<c<1).
+/// a^c for a constant real exponent c. d/da = c a^(c-1) (0 for c = 0, whatever a is; +inf at
+/// a = 0 for 0 < c < 1). At a = ±inf the formula under IEEE pow: +inf at +inf for c > 1, 0 for
+/// c < 1 (+inf at -inf for an odd integer c > 1, the true slope). NaN at NaN a (c != 0), and
+/// for a NaN or infinite c the formula's (NaN where it is inf * 0, c = inf at |a| < 1).
 template <class C>
 struct pow_constant_exponent_op {
   static constexpr std::string_view name = "pow";
@@ -143,7 +216,9 @@ struct pow_constant_exponent_op {
   }
 };
 
-/// c^b for a constant base c. d/db = c^b ln c (0 at c = 0; NaN for c < 0).
+/// c^b for a constant base c. d/db = c^b ln c (0 at c = 0, whatever b is, also at a NaN b where
+/// the value is NaN; NaN for c < 0). At b = ±inf the formula's: +inf or 0 as c^b is (-inf at
+/// b = -inf for 0 < c < 1). c = 1: 1^b = 1 for every b, even NaN (IEEE), and the partial 0.
 template <class C>
 struct pow_constant_base_op {
   static constexpr std::string_view name = "pow";
@@ -163,7 +238,7 @@ constexpr auto pow(const A& a, const B& b) {
   if constexpr (expression<A> && expression<B>)
     return etad::apply(pow_op{}, a, b);
   else if constexpr (expression<A> && std::is_integral_v<B>)
-    return etad::apply(powi_op{static_cast<int>(b)}, a);
+    return etad::apply(basic_powi_op<detail::powi_exponent_t<B>>{b}, a);
   else if constexpr (expression<A>)
     return etad::apply(pow_constant_exponent_op<B>{b}, a);
   else if constexpr (expression<B>)
@@ -174,9 +249,49 @@ constexpr auto pow(const A& a, const B& b) {
   }
 }
 
+namespace detail {
+// Whether x is +inf or -inf (for reals of a nested tape too: compared with a double infinity).
+constexpr bool is_infinite(const auto& x) {
+  using X = std::remove_cvref_t<decltype(x)>;
+  constexpr long double inf = std::numeric_limits<long double>::infinity();
+  return bool(x == like<X>(inf)) || bool(x == like<X>(-inf));
+}
+
+// The partials a/f and b/f of f = hypot(a, b) where f is not finite, as their limits: a/f is the
+// cosine of the direction of (a, b), and at an infinite argument the formula gives inf/inf = NaN.
+// - an argument NaN: NaN and NaN (the formula's; hypot(inf, NaN) = inf, but NaN in, NaN out);
+// - a infinite, b finite: sign(a) and b/f = ±0, the limits (the direction is a's axis); so for b;
+// - both infinite: sign(a)/sqrt(2) and sign(b)/sqrt(2), the diagonal, as std::atan2(±inf, ±inf)
+//   = ±pi/4 or ±3pi/4 takes it. No limit exists there (the gradient is a unit vector in any
+//   direction); the diagonal is the one that makes hypot(x, x) = sqrt(2) |x| right at x = ±inf;
+// - both finite, f overflowed (|a|, |b| near the largest finite number): computed at (a/2, b/2),
+//   where hypot does not overflow (it gave 0 and 0 instead of about 0.7 at (max, max)).
+// Constants except in the last case: on a nested tape the second derivatives at infinity are 0,
+// the limit of (I - n n^T) / f.
+template <class A, class B, class F>
+constexpr std::tuple<F, F> hypot_partials_at_infinity(const A& a, const B& b, const F& f) {
+  if (!bool(a == a) || !bool(b == b)) return {F(a / f), F(b / f)};
+  const bool a_infinite = is_infinite(a), b_infinite = is_infinite(b);
+  const auto sign = [](const auto& x) { return F(bool(x > 0) ? 1 : -1); };
+  if (a_infinite && b_infinite) {
+    const F diagonal = like<F>(0.707106781186547524400844362104849039L);
+    return {F(sign(a) * diagonal), F(sign(b) * diagonal)};
+  }
+  if (a_infinite) return {sign(a), F(b / f)};
+  if (b_infinite) return {F(a / f), sign(b)};
+  using std::hypot;
+  const F half = like<F>(0.5L);
+  const F h = hypot(a * half, b * half);
+  return {F(a * half / h), F(b * half / h)};
+}
+}  // namespace detail
+
 /// hypot(a, b) = sqrt(a^2 + b^2) without overflow. Partials a/f, b/f; at (0, 0), where hypot is
 /// not differentiable, 0 and 0 (the smallest subgradient, as abs uses at 0), constants there: on
-/// a nested tape the second derivatives at (0, 0) are 0, as abs''(0) is.
+/// a nested tape the second derivatives at (0, 0) are 0, as abs''(0) is. Where f is infinite
+/// (an argument infinite, or both huge), the limits: d/da = sign(a) for an infinite a, 0 for a
+/// finite one when b is infinite; (sign(a), sign(b)) / sqrt(2) when both are infinite; see
+/// detail::hypot_partials_at_infinity. NaN if an argument is NaN.
 struct hypot_op {
   static constexpr std::string_view name = "hypot";
   static constexpr std::size_t arity = 2;
@@ -186,12 +301,16 @@ struct hypot_op {
     // detail::pow_base_partial for why not as a value-initialised result). Not as a / 1 and
     // b / 1: on a nested tape their derivatives made the Hessian at (0, 0) the identity, where
     // hypot(x, 0) = |x| has abs''(0) = 0 and the true Hessian (I - n n^T) / f is unbounded.
+    // The partials are converted to F here (the sweep would), so that both branches have one
+    // type; the finite branch costs one comparison more than the formula.
     using A = std::remove_cvref_t<decltype(a)>;
     using B = std::remove_cvref_t<decltype(b)>;
     using F = std::remove_cvref_t<decltype(f)>;
+    if (!bool(f < detail::like<F>(std::numeric_limits<long double>::infinity())))
+      return detail::hypot_partials_at_infinity(a, b, f);  // f infinite or NaN
     const bool origin = bool(f == 0);
     const F d = origin ? F(1) : f;
-    return std::tuple{(origin ? A(0) : a) / d, (origin ? B(0) : b) / d};
+    return std::tuple<F, F>{(origin ? A(0) : a) / d, (origin ? B(0) : b) / d};
   }
 };
 template <operand A, operand B>
