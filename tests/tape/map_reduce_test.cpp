@@ -436,7 +436,7 @@ TEST_CASE("tape matvec: a float matrix times scattered reals", "[tape][map_reduc
   }
 }
 
-TEST_CASE("tape matvec: the vector form infers the rows; the out form checks the shape",
+TEST_CASE("tape matvec: the vector form infers the rows, the out form checks the shape",
           "[tape][map_reduce]") {
   etad::tape t;
   const std::vector<real> x = t.variables(std::vector<double>{1.0, 2.0});
