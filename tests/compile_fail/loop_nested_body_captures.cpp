@@ -1,7 +1,7 @@
 // ETAD_EXPECT: etad: a loop body used a value it did not get as a parameter
 // A loop inside another loop's body, whose children are numbers only, captures the outer body's
 // parameter a: its placeholder has the inner body's own level, so the level alone cannot tell;
-// tracing the body at two levels does.
+// the owner its placeholder names (the outer body, not the inner) does.
 #include <etad/etad.hpp>
 
 int main() {

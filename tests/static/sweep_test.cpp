@@ -214,6 +214,28 @@ TEMPLATE_TEST_CASE("sweep: ignored inputs, constant functions, identity", "[stat
   CHECK(many.gradient == std::array<T, 10>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
 }
 
+TEST_CASE("sweep: f may return an expression of hand-built placeholders", "[static][sweep]") {
+  // arg<I> names no function, so it counts as f's own input I (the captured-input check rejects
+  // only placeholders that name another traced function): d/dx (x y^2) = y^2, d/dy = 2 x y.
+  const auto e = etad::arg<0>{} * etad::arg<1>{} * etad::arg<1>{};
+  const auto g = etad::gradient([e](auto, auto) { return e; }, 3.0, 5.0);
+  CHECK(g.value == 75.0);
+  CHECK(g.gradient == std::array{25.0, 30.0});
+}
+
+TEST_CASE("sweep: placeholders name the function traced, whatever its qualifiers", "[static][sweep]") {
+  const auto f = [](auto x, auto y) { return x * y; };
+  using F = std::remove_cvref_t<decltype(f)>;  // f is const
+  using E = decltype(etad::detail::trace<2>(f));
+  static_assert(std::is_same_v<E, decltype(etad::detail::trace<2>(std::declval<F&>()))>);
+  static_assert(std::is_same_v<etad::detail::placeholder_t<1, 0, const F&>, etad::arg<1, 0, F>>);
+  static_assert(etad::detail::own_leaves_v<E, 0, F>);
+  // The same expression seen from another function (a captured input) or another level is not.
+  static_assert(!etad::detail::own_leaves_v<E, 0, decltype([] {})>);
+  static_assert(!etad::detail::own_leaves_v<E, 1, F>);
+  CHECK(etad::gradient(f, 2.0, 4.0).gradient == std::array{4.0, 2.0});
+}
+
 namespace {
 // A sum of N = 100 h terms x * k, k = 1..N, built by + from folds of 10 (each + extends one flat
 // sum node, so the result is ONE node with N children). Nested small folds because a single fold

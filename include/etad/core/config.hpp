@@ -76,17 +76,6 @@
 #  define ETAD_FLATTEN_LIMIT 1024
 #endif
 
-/// ETAD_CHECK_CAPTURED_INPUTS: the static front doors trace f twice, with placeholders of two
-/// levels, so that an input of an enclosing etad function that f captured (a gradient called
-/// inside another's f) is caught: only f's own placeholders follow the level. Without the check
-/// that input counted as the inner function's own and the result was silently wrong. It costs
-/// the compiler a second instantiation of f's expression types: 12-15 % more time and 25-50 %
-/// more memory on the generated 100- and 300-term sums (docs/compile-time.md). Define it 0 to
-/// trace once; a captured real is still caught then.
-#ifndef ETAD_CHECK_CAPTURED_INPUTS
-#  define ETAD_CHECK_CAPTURED_INPUTS 1
-#endif
-
 /// ETAD_OUTLINE_LIMIT, ETAD_OUTLINE: a subtree of more than ETAD_OUTLINE_LIMIT nodes (a long sum's
 /// nested part, say) is swept in functions of its own, marked ETAD_OUTLINE: never inlined, and
 /// with g++ flattened inside. The optimizers' time grows faster than the size of one function,
@@ -103,6 +92,15 @@
 #  define ETAD_OUTLINE __attribute__((noinline, flatten))
 #else
 #  define ETAD_OUTLINE
+#endif
+/// ETAD_OUTLINE_BUILD: with clang, the append constructor of a sum of more than
+/// ETAD_OUTLINE_LIMIT nodes (how `+` extends a long chain) is never inlined (core/expression.hpp,
+/// node): the 1000-term chain compiled in 112 s instead of 602. g++ compiled that chain faster
+/// with everything inlined (123 s against 166 s with these constructors out of line).
+#if defined(__clang__)
+#  define ETAD_OUTLINE_BUILD __attribute__((noinline))
+#else
+#  define ETAD_OUTLINE_BUILD
 #endif
 
 /// ETAD_HAS_TYPE_PACK_ELEMENT: the compiler has the builtin __type_pack_element (clang; not

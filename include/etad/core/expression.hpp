@@ -40,12 +40,15 @@ concept mixed_operands = operand<A> && operand<B> && (expression<A> || expressio
 }  // namespace detail
 
 /// arg<I>: the I-th argument of a function being differentiated. An empty tag: its value comes
-/// from the point at which the sweep is run. Level tells nested traced functions apart: a loop's
-/// body (static/loop.hpp) is traced with placeholders one level above its enclosing function's,
-/// so that a placeholder the body captured instead of taking it as a parameter is caught.
-template <std::size_t I, std::size_t Level = 0>
+/// from the point at which the sweep is run. Level and Owner tell traced functions apart: the
+/// front doors and loops call a function F with arg<I, Level, F> (a loop's body, static/loop.hpp,
+/// one level above its enclosing function's placeholders), so that a placeholder F captured from
+/// an enclosing traced function instead of taking it as an argument is caught, in one trace.
+/// arg<I> itself (Owner void) is a placeholder a user builds by hand.
+template <std::size_t I, std::size_t Level = 0, class Owner = void>
 struct arg {
   using etad_expression = void;
+  using owner = Owner;
   static constexpr bool input_only = true;
   static constexpr std::size_t index = I;
   static constexpr std::size_t level = Level;
@@ -73,6 +76,14 @@ template <class T>
 inline constexpr bool is_node_v = false;
 template <class Op, class... C>
 inline constexpr bool is_node_v<node<Op, C...>> = true;
+
+namespace detail {
+/// The number of nodes and leaves of an expression.
+template <class E>
+inline constexpr std::size_t node_count_v = 1;
+template <class Op, class... C>
+inline constexpr std::size_t node_count_v<node<Op, C...>> = 1 + sum_of({node_count_v<C>...});
+}  // namespace detail
 
 namespace detail {
 /// Tag of node's constructor that builds a node from another node's children plus one more.
@@ -148,6 +159,8 @@ struct [[nodiscard]] node
     : private detail::node_storage<detail::layout_of_v<Op, Children...>, Op, Children...> {
  private:
   static constexpr detail::node_layout layout = detail::layout_of_v<Op, Children...>;
+  static constexpr bool outlined_append =
+      1 + detail::sum_of({detail::node_count_v<Children>...}) > ETAD_OUTLINE_LIMIT;
   using storage = detail::node_storage<layout, Op, Children...>;
 
  public:
@@ -193,7 +206,21 @@ struct [[nodiscard]] node
   constexpr node(detail::append_t, const Op&,
                  const detail::flat_tuple_impl<std::index_sequence<J...>, Q...>& prev,
                  const Last& last)
-    requires(layout == detail::node_layout::children)
+    requires(layout == detail::node_layout::children && !outlined_append)
+      : storage{{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last}} {}
+  /// The same for a sum of more than ETAD_OUTLINE_LIMIT nodes, never inlined with clang
+  /// (ETAD_OUTLINE_BUILD). Each `+` of a long chain copies the sum so far, so inlining all of
+  /// them builds one function of quadratic size. clang leaves the large ones out of line by
+  /// itself while these constructors have external linkage, but not once a function's
+  /// placeholders name it (static/gradient.hpp, placeholder_t): every expression type of the
+  /// function then has internal linkage, and clang inlines a function called once whatever its
+  /// size (the 1000-term chain compiled in 602 s instead of 162). Sums of at most
+  /// ETAD_OUTLINE_LIMIT nodes are built exactly as before.
+  template <std::size_t... J, class... Q, class Last>
+  ETAD_OUTLINE_BUILD constexpr node(detail::append_t, const Op&,
+                                    const detail::flat_tuple_impl<std::index_sequence<J...>, Q...>& prev,
+                                    const Last& last)
+    requires(layout == detail::node_layout::children && outlined_append)
       : storage{{static_cast<const detail::flat_leaf<J, Q>&>(prev)..., last}} {}
   template <class Prev, class Last>
   constexpr node(detail::append_t, const Op&, const Prev&, const Last&) noexcept
@@ -239,8 +266,8 @@ inline constexpr bool is_active_leaf_v = requires { requires bool(T::active_leaf
 
 template <class T>
 inline constexpr bool is_arg_v = false;
-template <std::size_t I, std::size_t L>
-inline constexpr bool is_arg_v<arg<I, L>> = true;
+template <std::size_t I, std::size_t L, class O>
+inline constexpr bool is_arg_v<arg<I, L, O>> = true;
 
 /// as_expression(x): an expression unchanged, a number wrapped in constant<>.
 template <operand T>

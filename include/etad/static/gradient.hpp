@@ -55,22 +55,27 @@ inline constexpr bool is_std_array_v = false;
 template <class T, std::size_t N>
 inline constexpr bool is_std_array_v<std::array<T, N>> = true;
 
+/// The placeholder of input I of a function of type F traced at Level: owned by F (whatever its
+/// cv-qualifiers), so that a placeholder of another traced function is told apart.
+template <std::size_t I, std::size_t Level, class F>
+using placeholder_t = arg<I, Level, std::remove_cvref_t<F>>;
+
 template <class F, class Seq, std::size_t Level = 0>
 inline constexpr bool invocable_with_placeholders_v = false;
 // A requires-expression, not std::is_invocable_v: libstdc++'s folds over the argument types,
 // which clang refuses past 256 (gradient over a std::array of 300 inputs).
 template <class F, std::size_t... I, std::size_t Level>
 inline constexpr bool invocable_with_placeholders_v<F, std::index_sequence<I...>, Level> =
-    requires(F& f) { f(arg<I, Level>{}...); };
+    requires(F& f) { f(placeholder_t<I, Level, F>{}...); };
 
-/// f called with placeholders arg<0, Level>, ..., arg<N - 1, Level>.
+/// f called with placeholders arg<0, Level, F>, ..., arg<N - 1, Level, F>.
 /// (When f cannot be called so, the number 0 stands in for its result after the assertion, so
 /// that the assertion is the only error.)
 template <std::size_t N, std::size_t Level = 0, class F>
 constexpr auto trace(F& f) {
   if constexpr (invocable_with_placeholders_v<F, std::make_index_sequence<N>, Level>) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return f(arg<I, Level>{}...);
+      return f(placeholder_t<I, Level, F>{}...);
     }(std::make_index_sequence<N>{});
   } else {
     static_assert(invocable_with_placeholders_v<F, std::make_index_sequence<N>, Level>,
@@ -151,14 +156,18 @@ struct traced {
   using slots = decltype(slots_of(std::declval<const roots&>()));
 };
 
-/// Whether every leaf of expression E is a placeholder of level Level or a constant: not a
-/// placeholder of an enclosing function nor a real (a loop body's, a map_sum function's).
-template <class E, std::size_t Level>
+/// Whether every leaf of expression E is a placeholder of function Owner traced at Level, or a
+/// constant: not a placeholder of an enclosing traced function nor a real (a loop body's, a
+/// map_sum function's). A placeholder built by hand (owner void) counts as f's own at its level:
+/// f may return an expression built elsewhere, [e](auto, auto) { return e; }.
+template <class E, std::size_t Level, class Owner>
 inline constexpr bool own_leaves_v = !is_active_leaf_v<E>;
-template <std::size_t I, std::size_t L, std::size_t Level>
-inline constexpr bool own_leaves_v<arg<I, L>, Level> = L == Level;
-template <class Op, class... C, std::size_t Level>
-inline constexpr bool own_leaves_v<node<Op, C...>, Level> = all_v<own_leaves_v<C, Level>...>;
+template <std::size_t I, std::size_t L, class O, std::size_t Level, class Owner>
+inline constexpr bool own_leaves_v<arg<I, L, O>, Level, Owner> =
+    L == Level && (std::is_same_v<O, Owner> || std::is_void_v<O>);
+template <class Op, class... C, std::size_t Level, class Owner>
+inline constexpr bool own_leaves_v<node<Op, C...>, Level, Owner> =
+    all_v<own_leaves_v<C, Level, Owner>...>;
 
 /// Whether expression E reaches input I (a placeholder arg<I>) through differentiable rules only:
 /// under stop_gradient, floor (any rule with differentiable = false) or a comparison the input
@@ -167,8 +176,8 @@ inline constexpr bool own_leaves_v<node<Op, C...>, Level> = all_v<own_leaves_v<C
 /// TensorFlow's ops do.
 template <class E, std::size_t I>
 inline constexpr bool reaches_input_v = false;
-template <std::size_t J, std::size_t Level, std::size_t I>
-inline constexpr bool reaches_input_v<arg<J, Level>, I> = J == I;
+template <std::size_t J, std::size_t Level, class O, std::size_t I>
+inline constexpr bool reaches_input_v<arg<J, Level, O>, I> = J == I;
 template <class Op, class... C, std::size_t I>
 inline constexpr bool reaches_input_v<node<Op, C...>, I> =
     is_differentiable_v<Op> && any_v<reaches_input_v<C, I>...>;
@@ -232,36 +241,23 @@ constexpr auto run(const Fn& fn) {
 }
 
 /// Whether every root of a traced function (a flat_tuple_impl of its outputs) has only leaves
-/// of its own (own_leaves_v at Level).
-template <class Roots, std::size_t Level>
+/// of its own (own_leaves_v of function Owner at Level).
+template <class Roots, std::size_t Level, class Owner>
 inline constexpr bool roots_own_leaves_v = false;
-template <std::size_t... I, class... E, std::size_t Level>
-inline constexpr bool roots_own_leaves_v<flat_tuple_impl<std::index_sequence<I...>, E...>, Level> =
-    all_v<own_leaves_v<E, Level>...>;
+template <std::size_t... I, class... E, std::size_t Level, class Owner>
+inline constexpr bool
+    roots_own_leaves_v<flat_tuple_impl<std::index_sequence<I...>, E...>, Level, Owner> =
+        all_v<own_leaves_v<E, Level, Owner>...>;
 
-/// f's leaves are its own placeholders and constants. Traced at Level and at Level + 1, only
-/// f's own placeholders follow the level: a placeholder f captured (from an enclosing traced
-/// function, when a front door is called inside another's f) keeps its level and cannot match
-/// both, and a real is never one (its value would be a constant here, its gradient lost).
-// (An f whose result does not depend on its placeholders' level at all returns an expression
-// built elsewhere, of placeholders it takes for its inputs, e.g. [e](auto, auto) { return e; }:
-// accepted, as before.)
+/// f's leaves are its own placeholders and constants. Its placeholders name f's type
+/// (placeholder_t), so a placeholder f captured (from an enclosing traced function, when a front
+/// door is called inside another's f) names another type, and a real is never one (its value
+/// would be a constant here, its gradient lost): one trace tells them apart. (Until placeholders
+/// named their function, f was traced twice, at two levels, which cost g++ 1.3-1.8x the compile
+/// time of long expressions: docs/compile-time.md.)
 template <class F, std::size_t N, std::size_t Level>
-inline constexpr bool traced_own_leaves_v = [] {
-  using R0 = typename traced<F, N, Level>::roots;
-  if constexpr (!roots_own_leaves_v<R0, Level>) {
-    return false;
-  } else if constexpr (ETAD_CHECK_CAPTURED_INPUTS &&
-                       invocable_with_placeholders_v<F, std::make_index_sequence<N>, Level>) {
-    // (Not when f cannot be called: trace's assertion has said so once already.)
-    // Only the roots: naming traced<F, N, Level + 1> would also compute its shared slots, which
-    // no sweep uses (5 % of a 300-term chain's compile time and 8 % of its memory).
-    using R1 = traced_roots_t<F, N, Level + 1>;
-    return std::is_same_v<R0, R1> || roots_own_leaves_v<R1, Level + 1>;
-  } else {
-    return true;
-  }
-}();
+inline constexpr bool traced_own_leaves_v =
+    roots_own_leaves_v<typename traced<F, N, Level>::roots, Level, std::remove_cvref_t<F>>;
 
 template <class F, std::size_t N, std::size_t Level>
 consteval void check_own_leaves() {

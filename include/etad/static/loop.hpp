@@ -37,8 +37,8 @@ constexpr std::size_t max_of(std::initializer_list<std::size_t> n) noexcept {
 /// The highest level of the placeholders in E (0 when it has none).
 template <class E>
 inline constexpr std::size_t arg_level_v = 0;
-template <std::size_t I, std::size_t L>
-inline constexpr std::size_t arg_level_v<arg<I, L>> = L;
+template <std::size_t I, std::size_t L, class O>
+inline constexpr std::size_t arg_level_v<arg<I, L, O>> = L;
 template <class Op, class... C>
 inline constexpr std::size_t arg_level_v<node<Op, C...>> = max_of({arg_level_v<C>...});
 
@@ -64,8 +64,7 @@ template <class Body, std::size_t N, std::size_t Level>
 struct loop_body_check {
   template <std::size_t L>
   using result = typename traced_body<Body, N, L>::type;
-  static constexpr bool callable = loop_body_takes_state_and_parameters_v<Body, N, Level> &&
-                                   loop_body_takes_state_and_parameters_v<Body, N, Level + 1>;
+  static constexpr bool callable = loop_body_takes_state_and_parameters_v<Body, N, Level>;
   static constexpr bool one_value = [] {
     if constexpr (callable)
       return operand<result<Level>> && !multiple_outputs<result<Level>>;
@@ -78,13 +77,11 @@ struct loop_body_check {
     else
       return one_value;
   }();
-  // Traced at Level and at Level + 1, only the body's own placeholders follow the level: a
-  // placeholder it captured keeps its own, which cannot match both (it may match Level, in a
-  // loop whose children are numbers only, inside another loop's body).
+  // The body's placeholders name its type (placeholder_t): a placeholder it captured names the
+  // enclosing function's (or another loop body's) and is caught.
   static constexpr bool own_leaves = [] {
     if constexpr (a_number)
-      return own_leaves_v<as_expression_t<result<Level>>, Level> &&
-             own_leaves_v<as_expression_t<result<Level + 1>>, Level + 1>;
+      return own_leaves_v<as_expression_t<result<Level>>, Level, Body>;
     else
       return false;
   }();

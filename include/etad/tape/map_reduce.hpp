@@ -421,7 +421,7 @@ auto map_sum(F f, const A&... args) {
                   "etad: map_sum needs at least one range argument to map over; for scalars "
                   "only, call the function directly");
     return 0;
-  } else if constexpr (!detail::roots_own_leaves_v<typename detail::traced<F, k>::roots, 0>) {
+  } else if constexpr (!detail::traced_own_leaves_v<F, k, 0>) {
     // (Ahead of make_program, whose own check of f's leaves says the same in general terms.)
     static_assert(sizeof(F) == 0,
                   "etad: map_sum's function used a real it did not get as an argument (a "

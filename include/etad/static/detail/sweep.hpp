@@ -38,12 +38,6 @@ struct value_type_of<node<Op, C...>, S> {
 template <class E, class S>
 using value_t = typename value_type_of<E, S>::type;
 
-/// The number of nodes and leaves of an expression.
-template <class E>
-inline constexpr std::size_t node_count_v = 1;
-template <class Op, class... C>
-inline constexpr std::size_t node_count_v<node<Op, C...>> = 1 + sum_of({node_count_v<C>...});
-
 /// A subtree of more than ETAD_OUTLINE_LIMIT nodes (with work of its own: not a shared node,
 /// whose value and adjoint live in a slot) is swept in functions of its own (ETAD_OUTLINE), so
 /// that the sweep of a long sum is one function per few hundred nodes, not one function for the
