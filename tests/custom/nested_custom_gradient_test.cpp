@@ -1,6 +1,8 @@
 // tests/custom/nested_custom_gradient_test.cpp — a rule's own derivative rule, TensorFlow's nested
 // custom_gradient: a rule whose partials() calls another custom rule makes that rule's partials
 // the second derivative, on nested tapes. Expected values are derived by hand in comments.
+#include "support/tape_support.hpp"
+
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
@@ -38,22 +40,11 @@ struct cube_op {
   }
 };
 
-using real = etad::real<double>;
-using real2 = etad::real<real>;
-
 /// f'(x) and f''(x) of f = cube_op<Slope>, by a tape nested in an outer one.
 template <int Slope>
-std::array<double, 2> first_and_second(double xv) {
-  etad::tape outer;
-  const real x = outer.variable(xv);
-  real d1;
-  {
-    etad::basic_tape<real> inner;
-    const real2 xi = inner.variable(x);
-    const real2 y = etad::apply(cube_op<Slope>{}, xi);
-    d1 = inner.gradient(y, xi)[0];
-  }
-  return {d1.value(), outer.gradient(d1, x)[0]};
+std::array<double, 2> cube_first_and_second(double x) {
+  return etad_tape_test::first_and_second(
+      [](const auto& v) { return etad::apply(cube_op<Slope>{}, v); }, x);
 }
 
 }  // namespace nested_custom_gradient_test
@@ -64,11 +55,11 @@ TEST_CASE("nested custom gradient: the partial's own rule is the second derivati
           "[custom][nested]") {
   // f = x^3 at x = 2: f' = 3 x^2 = 12 (cube_slope's value); f'' = the declared slope, 100, not
   // 6x = 12.
-  const auto [d1, d2] = first_and_second<100>(2.0);
+  const auto [d1, d2] = cube_first_and_second<100>(2.0);
   CHECK(d1 == 12.0);
   CHECK(d2 == 100.0);
   // Declared right (6x would need x; a constant 12 is right at x = 2 only): f'' = 12 at 2.
-  const auto [e1, e2] = first_and_second<12>(2.0);
+  const auto [e1, e2] = cube_first_and_second<12>(2.0);
   CHECK(e1 == 12.0);
   CHECK(e2 == 12.0);
   // The static gradient uses the first-order rule alone: f' = 3 x^2 at x = -1.5 is 6.75.

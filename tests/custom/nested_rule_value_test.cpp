@@ -47,20 +47,7 @@ inline constexpr etad::op_fn<clipped_square_op> clipped_square{};
 using real = etad::real<double>;
 using real2 = etad::real<real>;
 
-/// f'(x) as an outer real and f''(x), by a tape nested in an outer one.
-template <class F>
-std::array<double, 2> first_and_second(const F& f, double xv) {
-  etad::tape outer;
-  const real x = outer.variable(xv);
-  real d1;
-  {
-    etad::basic_tape<real> inner;
-    const real2 xi = inner.variable(x);
-    const real2 y = f(xi);
-    d1 = inner.gradient(y, xi)[0];
-  }
-  return {d1.value(), outer.gradient(d1, x)[0]};
-}
+using etad_tape_test::first_and_second;
 
 }  // namespace nested_rule_value_test
 

@@ -2,6 +2,7 @@
 // differences at seeded points, closed forms, the documented behaviour at singular points and
 // infinities, and tanh's slope in ulps over all of R (also differentiated twice).
 #include "support/finite_difference.hpp"
+#include "support/tape_support.hpp"
 
 #include <etad/etad.hpp>
 
@@ -225,21 +226,7 @@ long double relative_error(T got, long double want) {
   return d / (std::fabs(want) * std::numeric_limits<T>::epsilon());
 }
 
-/// The first and second derivative of a generic unary f at x, by a tape of reals nested in a
-/// tape of T (the second is the outer tape's gradient of the first).
-template <class T, class F>
-std::array<T, 2> first_and_second(const F& f, T x) {
-  etad::basic_tape<T> outer;
-  const etad::real<T> xo = outer.variable(x);
-  etad::real<T> d;
-  {
-    etad::basic_tape<etad::real<T>> inner;
-    const etad::real<etad::real<T>> xi = inner.variable(xo);
-    const etad::real<etad::real<T>> z = f(xi);
-    d = inner.gradient(z, xi)[0];
-  }
-  return {d.value(), outer.gradient(d, xo)[0]};
-}
+using etad_tape_test::first_and_second;
 
 }  // namespace
 

@@ -45,6 +45,23 @@ auto static_gradient(const F& f, const std::array<T, N>& x) {
   }(std::make_index_sequence<N>{});
 }
 
+/// The first and second derivative of a unary f at x, by a tape of reals nested in a tape of T:
+/// the inner tape's gradient of f is an outer real, and the outer tape's gradient of that is the
+/// second derivative.
+template <class T, class F>
+std::array<T, 2> first_and_second(const F& f, T x) {
+  etad::basic_tape<T> outer;
+  const etad::real<T> xo = outer.variable(x);
+  etad::real<T> d;
+  {
+    etad::basic_tape<etad::real<T>> inner;
+    const etad::real<etad::real<T>> xi = inner.variable(xo);
+    const etad::real<etad::real<T>> z = f(xi);
+    d = inner.gradient(z, xi)[0];
+  }
+  return {d.value(), outer.gradient(d, xo)[0]};
+}
+
 /// The Hessian of f at x by nested tapes: an outer tape of doubles holds the inputs, an inner
 /// basic_tape<real<double>> records f on reals whose values are outer reals; the inner gradient
 /// is a vector of outer reals, and one outer gradient per entry gives a row of the Hessian.
