@@ -159,8 +159,7 @@ struct [[nodiscard]] node
     : private detail::node_storage<detail::layout_of_v<Op, Children...>, Op, Children...> {
  private:
   static constexpr detail::node_layout layout = detail::layout_of_v<Op, Children...>;
-  static constexpr bool outlined_append =
-      1 + detail::sum_of({detail::node_count_v<Children>...}) > ETAD_OUTLINE_LIMIT;
+  static constexpr bool outlined_append = detail::node_count_v<node> > ETAD_OUTLINE_LIMIT;
   using storage = detail::node_storage<layout, Op, Children...>;
 
  public:
