@@ -254,7 +254,11 @@ private:
   static basic_tape*& active() noexcept { return active_; }
   static inline thread_local basic_tape* active_ = nullptr;
 
-  void check(const real<T>& r, const char* what) const;
+  // Throws unless r is a constant or a real of this tape's current epoch.
+  ETAD_ALWAYS_INLINE void check(const real<T>& r, const char* what) const {
+    if (r.epoch() != 0 && r.epoch() != epoch_) [[unlikely]] foreign(what);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void foreign(const char* what);
   // variables()'s loop for double; restrict parameters (not locals) are what g++ 12 honours.
   static void write_variables(const T* __restrict v, real<T>* __restrict o, std::size_t n,
                               detail::index_t first, std::uint32_t epoch) {
@@ -420,11 +424,10 @@ void refresh_recording_tape() noexcept {
 namespace etad {
 
 template <class T>
-void basic_tape<T>::check(const real<T>& r, const char* what) const {
-  if (r.epoch() != 0 && r.epoch() != epoch_)
-    throw error(std::string("etad: ") + what +
-                " is a real recorded on another tape or before this tape's reset(); take "
-                "gradients on the tape that recorded it, before resetting it");
+void basic_tape<T>::foreign(const char* what) {
+  throw error(std::string("etad: ") + what +
+              " is a real recorded on another tape or before this tape's reset(); take "
+              "gradients on the tape that recorded it, before resetting it");
 }
 
 template <class T>

@@ -376,7 +376,20 @@ public:
 
   /// count statements with no partials (independent variables) at once; returns the first
   /// index defined. One capacity check per block instead of one per variable.
-  index_t append_empty(std::size_t count) {
+  ETAD_ALWAYS_INLINE index_t append_empty(std::size_t count) {
+    // Variables before any statement (the usual case: a recording starts with its inputs), well
+    // below the last block's worth of indices: inline, as append_variable. The rest (and the
+    // checks) out of line.
+    constexpr std::size_t limit = std::numeric_limits<index_t>::max() - default_statements;
+    if (only_variables() && cur_ != nullptr && next_ <= limit && count <= limit - next_) {
+      const index_t first_defined = next_;
+      next_ += static_cast<index_t>(count);
+      cur_->first = next_;
+      return first_defined;
+    }
+    return append_empty_slow(count);
+  }
+  [[gnu::noinline]] index_t append_empty_slow(std::size_t count) {
     if (count > std::size_t(std::numeric_limits<index_t>::max() - next_))
       throw error("etad: the tape is full (2^32 - 2 values); call reset() between independent "
                   "computations");
