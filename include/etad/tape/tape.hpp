@@ -153,9 +153,8 @@ public:
   /// One new variable per value, written to out (out.size() == values.size()); cheaper than a
   /// loop of variable() and consecutive on the tape.
   void variables(std::span<const T> values, std::span<real<T>> out) {
-    if (values.size() != out.size())
-      throw error("etad: variables() got " + std::to_string(values.size()) + " values and " +
-                  std::to_string(out.size()) + " output reals; give one output per value");
+    if (values.size() != out.size()) [[unlikely]]
+      variables_size_mismatch(values.size(), out.size());
     const detail::index_t first = store_.append_empty(values.size());
     if (first == leading_ + 1) leading_ = first + static_cast<detail::index_t>(values.size()) - 1;
     if constexpr (std::is_same_v<T, double> && sizeof(real<T>) == 16 &&
@@ -259,6 +258,18 @@ private:
     if (r.epoch() != 0 && r.epoch() != epoch_) [[unlikely]] foreign(what);
   }
   [[noreturn, gnu::noinline, gnu::cold]] static void foreign(const char* what);
+  // The size errors of variables() and gradient(), out of line: a message built in place took
+  // stack space (and a realigned frame) in every call.
+  [[noreturn, gnu::noinline, gnu::cold]] static void variables_size_mismatch(std::size_t values,
+                                                                            std::size_t outs) {
+    throw error("etad: variables() got " + std::to_string(values) + " values and " +
+                std::to_string(outs) + " output reals; give one output per value");
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void gradient_size_mismatch(std::size_t outs,
+                                                                           std::size_t sources) {
+    throw error("etad: gradient() got " + detail::count_of(outs, "output slot") + " for " +
+                detail::count_of(sources, "source") + "; give one slot per source");
+  }
   // variables()'s loop for double; restrict parameters (not locals) are what g++ 12 honours.
   static void write_variables(const T* __restrict v, real<T>* __restrict o, std::size_t n,
                               detail::index_t first, std::uint32_t epoch) {
@@ -437,9 +448,8 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   // path of its own: sweep() serves every option of gradients(), and its general set-up (the
   // targets' loops, the options, the flags) was a third of a small evaluation's instructions.
   // The checks are sweep()'s, in the same order.
-  if (out.size() != sources.size())
-    throw error("etad: gradient() got " + detail::count_of(out.size(), "output slot") + " for " +
-                detail::count_of(sources.size(), "source") + "; give one slot per source");
+  if (out.size() != sources.size()) [[unlikely]]
+    gradient_size_mismatch(out.size(), sources.size());
   claim_gradient();
   check(target, "a target");
   const std::size_t m = sources.size();
