@@ -62,6 +62,8 @@ struct traced_body<Body, N, L, true> {
 /// What check_loop_body checks, in its order. Each test assumes the ones before it passed.
 template <class Body, std::size_t N, std::size_t Level>
 struct loop_body_check {
+  // The body's result, traced at Level (the only level used since one trace suffices). An alias
+  // template rather than a member type, so that it is traced only after `callable` passed.
   template <std::size_t L>
   using result = typename traced_body<Body, N, L>::type;
   static constexpr bool callable = loop_body_takes_state_and_parameters_v<Body, N, Level>;
