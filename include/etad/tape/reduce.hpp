@@ -737,8 +737,11 @@ auto log_sum_exp(const R& range) {
       const T v = x[i + l].value();
       lanes[l] = v > lanes[l] ? v : lanes[l];
     }
+  // The lanes are combined pairwise (4, 2, 1 apart), in registers: a loop over the stored lanes
+  // made g++ store the vector of lanes and load it back element by element.
+  for (std::size_t w = 4; w >= 1; w /= 2)
+    for (std::size_t l = 0; l < w; ++l) lanes[l] = lanes[l + w] > lanes[l] ? lanes[l + w] : lanes[l];
   T m = lanes[0];
-  for (std::size_t l = 1; l < 8; ++l) m = lanes[l] > m ? lanes[l] : m;
   for (std::size_t i = n8; i < x.size(); ++i) m = x[i].value() > m ? x[i].value() : m;
   if (!(m > -inf && m < inf)) {
     // All -inf (value -inf) or some +inf/NaN: the shifted formula would be NaN; use it plainly.
