@@ -2,7 +2,8 @@
 //   tt = t * t
 //   t  = sin(t) cos(y t) + exp(-z tt) / (1 + x tt) + 0.5 sqrt(y z + tt)
 // (17 scalar operations per iteration); gradient with respect to x, y, z. etad_tape records two
-// statements per iteration (2 and 10 partials).
+// statements per iteration, of 1 and 5 partials: repeated inputs are merged (t * t is one
+// partial 2t; the long statement's 10 leaf occurrences are 5 reals).
 #pragma once
 
 #include "common.hpp"
