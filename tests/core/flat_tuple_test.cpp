@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,7 +41,39 @@ constexpr bool elements_in_place(std::index_sequence<I...>) {
   return ok;
 }
 
+// An element type that the tuple holds in a one-element array (detail::boxed_v, as for the
+// nodes of more than ETAD_OUTLINE_LIMIT nodes).
+struct big {
+  double a, b;
+};
+
 }  // namespace
+
+template <>
+inline constexpr bool etad::detail::boxed_v<big> = true;
+
+namespace {
+
+constexpr bool boxed_elements_in_place() {
+  using etad::detail::get;
+  etad::detail::flat_tuple<double, big, tag, big> t{0.5, big{1.5, 2.5}, tag{}, big{3.5, 4.5}};
+  auto copy = t;
+  get<1>(copy).b = -1;  // the copy is its own
+  return get<0>(copy) == 0.5 && get<1>(copy).a == 1.5 && get<1>(copy).b == -1 &&
+         get<1>(t).b == 2.5 && get<3>(copy).a == 3.5 && get<3>(copy).b == 4.5;
+}
+
+}  // namespace
+
+TEST_CASE("flat_tuple: boxed elements (one-element arrays) read, copy and work at compile time",
+          "[core]") {
+  using etad::detail::flat_leaf;
+  STATIC_REQUIRE(std::is_array_v<decltype(flat_leaf<1, big>::value)>);
+  STATIC_REQUIRE(std::is_same_v<decltype(flat_leaf<0, double>::value), double>);
+  STATIC_REQUIRE(sizeof(flat_leaf<1, big>) == sizeof(big));
+  STATIC_REQUIRE(boxed_elements_in_place());
+  CHECK(boxed_elements_in_place());
+}
 
 TEST_CASE("flat_tuple: a chunked tuple gives back every element, at compile time too", "[core]") {
   STATIC_REQUIRE(etad::detail::flat_chunk < 70);

@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 static_assert(ETAD_OUTLINE_LIMIT == 16, "etad_outline_tests must be built with ETAD_OUTLINE_LIMIT=16");
@@ -83,6 +84,13 @@ TEST_CASE("outlined static sweep: the chain's nested sums are outlined", "[stati
   using Term = etad::detail::child_t_of<E, 1>;
   STATIC_REQUIRE(etad::detail::node_count_v<Term> == 9);
   STATIC_REQUIRE(!etad::detail::outlined_v<Term>);
+  // The nested sum is also held in a one-element array (detail::boxed_v: what keeps g++'s
+  // points-to analysis out of it), the term as itself; the tests below go through both.
+  using etad::detail::flat_leaf;
+  STATIC_REQUIRE(etad::detail::boxed_v<Nested>);
+  STATIC_REQUIRE(std::is_array_v<decltype(flat_leaf<0, Nested>::value)>);
+  STATIC_REQUIRE(!etad::detail::boxed_v<Term>);
+  STATIC_REQUIRE(std::is_same_v<decltype(flat_leaf<1, Term>::value), Term>);
 }
 
 TEST_CASE("outlined static sweep: gradient, jvp and jacobian of a 50-term chain",

@@ -83,6 +83,10 @@ template <class E>
 inline constexpr std::size_t node_count_v = 1;
 template <class Op, class... C>
 inline constexpr std::size_t node_count_v<node<Op, C...>> = 1 + sum_of({node_count_v<C>...});
+/// A node of more than ETAD_OUTLINE_LIMIT nodes is held by its parent in a one-element array
+/// (see flat_leaf in core/detail/flat_tuple.hpp: g++'s points-to analysis does not descend into it).
+template <class Op, class... C>
+inline constexpr bool boxed_v<node<Op, C...>> = (node_count_v<node<Op, C...>> > ETAD_OUTLINE_LIMIT);
 }  // namespace detail
 
 namespace detail {

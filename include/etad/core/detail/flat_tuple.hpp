@@ -27,6 +27,27 @@ struct flat_leaf {
   constexpr const T& ref() const noexcept { return value; }
 };
 
+/// boxed_v<T>: hold an element of type T as a one-element array (see the flat_leaf below).
+/// False here; core/expression.hpp makes it true for nodes of more than ETAD_OUTLINE_LIMIT nodes.
+template <class T>
+inline constexpr bool boxed_v = false;
+
+// A large element (a long sum's nested chunk) in a one-element array: g++'s points-to analysis
+// collects a variable's fields by descending into every member of class type, in order, and a
+// chain of `+` nests all its earlier chunks in each sum's first child, so that walk went down all
+// K / 32 chunks of every one of the K temporaries that build a K-term chain: time quadratic in K.
+// It does not descend into arrays, so the walk stops here. Only the layout's description
+// changes: the element is at the same place, and get<I> reads it as before.
+template <std::size_t I, class T>
+  requires boxed_v<T>
+struct flat_leaf<I, T, false> {
+  constexpr flat_leaf() = default;
+  constexpr flat_leaf(const T& t) : value{t} {}
+  T value[1];
+  constexpr T& ref() noexcept { return value[0]; }
+  constexpr const T& ref() const noexcept { return value[0]; }
+};
+
 template <std::size_t I, class T>
 struct flat_leaf<I, T, true> : T {
   constexpr flat_leaf() = default;
