@@ -59,8 +59,36 @@ constexpr bool boxed_elements_in_place() {
   etad::detail::flat_tuple<double, big, tag, big> t{0.5, big{1.5, 2.5}, tag{}, big{3.5, 4.5}};
   auto copy = t;
   get<1>(copy).b = -1;  // the copy is its own
-  return get<0>(copy) == 0.5 && get<1>(copy).a == 1.5 && get<1>(copy).b == -1 &&
-         get<1>(t).b == 2.5 && get<3>(copy).a == 3.5 && get<3>(copy).b == 4.5;
+  bool ok = get<0>(copy) == 0.5 && get<1>(copy).a == 1.5 && get<1>(copy).b == -1 &&
+            get<1>(t).b == 2.5 && get<3>(copy).a == 3.5 && get<3>(copy).b == 4.5;
+  copy = t;  // assignment, as node's operator= does
+  ok = ok && get<1>(copy).b == 2.5;
+  return ok;
+}
+
+// 40 elements (two chunks), every fifth one boxed: a chunked tuple is default-built and then
+// filled by assignment (chunked_tuple's constructor), so this goes through both.
+template <std::size_t... I>
+constexpr bool boxed_in_chunks(std::index_sequence<I...>) {
+  using etad::detail::get;
+  auto make = [](auto i) {
+    if constexpr (i % 5 == 2)
+      return big{static_cast<double>(i), -static_cast<double>(i)};
+    else
+      return static_cast<double>(i) * 0.5;
+  };
+  const etad::detail::flat_tuple<decltype(make(std::integral_constant<std::size_t, I>{}))...> t(
+      make(std::integral_constant<std::size_t, I>{})...);
+  const auto copy = t;
+  bool ok = true;
+  auto check = [&](auto i) {
+    if constexpr (i % 5 == 2)
+      ok = ok && get<i>(copy).a == static_cast<double>(i) && get<i>(copy).b == -static_cast<double>(i);
+    else
+      ok = ok && get<i>(copy) == static_cast<double>(i) * 0.5;
+  };
+  (check(std::integral_constant<std::size_t, I>{}), ...);
+  return ok;
 }
 
 }  // namespace
@@ -73,6 +101,9 @@ TEST_CASE("flat_tuple: boxed elements (one-element arrays) read, copy and work a
   STATIC_REQUIRE(sizeof(flat_leaf<1, big>) == sizeof(big));
   STATIC_REQUIRE(boxed_elements_in_place());
   CHECK(boxed_elements_in_place());
+  STATIC_REQUIRE(40 > etad::detail::flat_chunk);
+  STATIC_REQUIRE(boxed_in_chunks(std::make_index_sequence<40>{}));
+  CHECK(boxed_in_chunks(std::make_index_sequence<40>{}));
 }
 
 TEST_CASE("flat_tuple: a chunked tuple gives back every element, at compile time too", "[core]") {

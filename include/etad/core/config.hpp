@@ -82,7 +82,11 @@
 /// and clang inlines the whole sweep (ETAD_SWEEP_INLINE): a 1000-term sum compiled as one
 /// function spent 45 s of clang's 77 in them, 36 s in all with subtrees outlined. Expressions
 /// of at most this many nodes are compiled exactly as without it; outlining costs a call and
-/// keeps the outlined part's frames and slots in memory (see docs/compile-time.md).
+/// keeps the outlined part's frames and slots in memory (see docs/compile-time.md). A node of
+/// more than this many nodes is also held by its parent in a one-element array (detail::boxed_v,
+/// core/detail/flat_tuple.hpp: out of g++'s points-to field walk), which changes the class
+/// definitions of such nodes' parents: like the sweep functions above, it must have one value
+/// in the whole program (all translation units), or the program breaks the one-definition rule.
 #ifndef ETAD_OUTLINE_LIMIT
 #  define ETAD_OUTLINE_LIMIT 1024
 #endif

@@ -13,9 +13,9 @@
 // Accuracy, against long double expl (tests/ops/exp_nonpositive_test.cpp: 1.1 million seeded
 // points over [-746, 0], dense near 0 and through the subnormal range; 12 million more in a
 // one-off run, with g++ 12 and clang 14, -O2 and -O3 -march=native): at most 0.64 ulp for
-// normal results; subnormal results within 0.78 of the
-// subnormal spacing 2^-1074 (e^r is rounded to 53 bits and then the product to the coarser
-// subnormal grid: a double rounding, still below 1 step). std::exp (glibc) is within ~0.5 ulp.
+// normal results; subnormal results within 0.78 of the subnormal spacing 2^-1074 (e^r is
+// rounded to 53 bits and then the product to the coarser subnormal grid: a double rounding,
+// still below 1 step). std::exp (glibc) is within ~0.5 ulp.
 //
 // Method (derived for this file; tools/exp_nonpositive_remez.py recomputes the constants):
 //   k = round(x / ln2) by adding and subtracting 1.5 * 2^52 (round-to-nearest, the default FP
@@ -32,10 +32,11 @@
 //     rounding at the size of the result is the last addition. (Without the two error terms the
 //     measured maximum was 0.99 ulp.) s is evaluated by Estrin's scheme, in pairs, not by Horner's
 //     rule: the loop is bound by its dependent chain when it runs over a few elements
-//     (log_sum_exp of 10), and 4 fused steps deep instead of 8 took that from 73 to 67 ns; r^3 s
-//     is added beside r^2 / 2 rather than nested in it for the same reason. On the same 12
-//     million points the bound did not move: 0.634 ulp now, 0.643 with Horner's rule (0.623
-//     where -march=native gave it fused multiply-adds); subnormal results 0.773, 0.777 before.
+//     (log_sum_exp of 10), and 4 fused steps deep instead of 8 made that 0.83-0.99 times as
+//     long (tools/ab_bench.sh, two runs); r^3 s is added beside r^2 / 2 rather than nested in
+//     it for the same reason. On the same 12 million points the bound did not move: 0.634 ulp
+//     now in all four builds; 0.643 with Horner's rule (0.623 in its -march=native builds);
+//     subnormal results 0.773, 0.777 before.
 //   e^x = (e^r * 2^(k + 512)) * 2^-512: both powers are normal doubles (k + 512 >= -565), built
 //     from k's bits (the low bits of the shifted sum) by one integer add and one shift; the
 //     first product is exact, the second rounds once — into the subnormal range where e^x is
