@@ -25,7 +25,9 @@ Usage:
   tools/compile_time.py --emit K [--variant constants] [--output FILE]   # the expression only
 The table reports wall and CPU time (user + system: what the compiler itself used, less
 disturbed by other load on a shared machine) and peak memory of the run with the least CPU time
-of --repeat runs, and the ratios of the two largest sizes (K=1000 / K=100 by default).
+of --repeat runs, and the ratios of the two largest sizes (K=1000 / K=100 by default). The
+repeats take turns over the sizes (100, 1000, 100, 1000, ...), so that a slow spell of the host
+does not fall on one size only.
 """
 import argparse
 import os
@@ -146,7 +148,8 @@ def main():
     ap.add_argument("--sizes", default="10,100,1000")
     ap.add_argument("--compilers", default="g++,clang++")
     ap.add_argument("--variants", default="constants,input_only")
-    ap.add_argument("--repeat", type=int, default=1, help="compile each TU N times, keep the fastest")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="compile each TU N times, keep the fastest (the sizes take turns)")
     ap.add_argument("--keep", help="write the generated TUs to this folder (and keep them)")
     ap.add_argument("--extra-flags", default="", help="added to every compile, e.g. -ftime-report")
     ap.add_argument("--include", default=os.path.join(ROOT, "include"),
@@ -197,13 +200,19 @@ def main():
     failed = False
     for variant in variants:
         for c in compilers:
-            cells, best_of = [], {}
+            # The repeats go round the sizes (100, 1000, 100, 1000, ...), not one size after the
+            # other: a host that slows down for minutes then slows every size's best alike, and
+            # the ratio of the best compiles is not a ratio of a quiet and a busy period.
+            sources, best = {}, {}
             for k in sizes:
-                src = os.path.join(folder, f"{variant}_{k}.cpp")
-                with open(src, "w", encoding="utf-8") as f:
+                sources[k] = os.path.join(folder, f"{variant}_{k}.cpp")
+                with open(sources[k], "w", encoding="utf-8") as f:
                     f.write(translation_unit(k, variant))
-                best = None
-                for _ in range(args.repeat):
+            for _ in range(args.repeat):
+                for k in sizes:
+                    if isinstance(best.get(k), str):
+                        continue  # failed once: not compiled again
+                    src = sources[k]
                     r = measure(c, src, args.include, extra, args.timeout, args.max_memory_gib)
                     print(f"compile_time.py: {variant} K={k} {c}: wall {r.wall:.2f} s, CPU "
                           f"{r.cpu:.2f} s, {r.kib / 1024:.0f} MiB{'' if r.ok else ', FAILED'}",
@@ -216,18 +225,20 @@ def main():
                             f.write(r.output)
                         print(f"compile_time.py: {c} failed on {src}: {why} (output: {log})",
                               file=sys.stderr)
-                        best = why
-                        break
-                    if best is None or r.cpu < best.cpu:
-                        best = r
+                        best[k] = why
+                        continue
+                    if k not in best or r.cpu < best[k].cpu:
+                        best[k] = r
                     if extra:  # e.g. -ftime-report goes to stderr: keep it next to the TU
                         with open(src + f".{os.path.basename(c)}.log", "w", encoding="utf-8") as f:
                             f.write(r.output)
-                if isinstance(best, str):
-                    cells.append(best)
+            cells, best_of = [], {}
+            for k in sizes:
+                if isinstance(best[k], str):
+                    cells.append(best[k])
                     continue
-                best_of[k] = best
-                cells.append(f"{best.wall:.2f} / {best.cpu:.2f} / {best.kib / 1024:.0f}")
+                best_of[k] = best[k]
+                cells.append(f"{best[k].wall:.2f} / {best[k].cpu:.2f} / {best[k].kib / 1024:.0f}")
             ratio, verdict = "–", "no" if sizes[-1] not in best_of else "–"
             if len(sizes) > 1 and sizes[-1] in best_of and sizes[-2] in best_of:
                 a, b = best_of[sizes[-1]], best_of[sizes[-2]]
