@@ -1,7 +1,8 @@
 // tests/static/outlined_sweep.cpp — the static sweep with parts in functions of their own.
 // A subtree of more than ETAD_OUTLINE_LIMIT nodes is swept by ETAD_OUTLINE functions (forward,
 // backward, tangent), and so are the shared slots, in chunks of ETAD_OUTLINE_LIMIT / 8, when
-// there are more than two chunks' worth; by default only expressions of over a thousand nodes
+// there are more than two chunks' worth, and, with g++, the children of such a subtree 32 at a
+// time when it has more than 64; by default only expressions of over a thousand nodes
 // (or 256 slots) do that, so this executable is built on its own with ETAD_OUTLINE_LIMIT=16
 // (tests/CMakeLists.txt): a macro that changes inline function bodies must not be mixed with
 // other settings in one program.
@@ -14,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -43,6 +45,17 @@ auto chain_input_only = [](auto x, auto y, auto z) {
       ;
 };
 
+// The generator's 100-term sum over a pack: one node of 100 children and about 900 nodes, over
+// the limit, so with g++ its children are swept in groups of 32 (32, 32, 32, 4), each group in a
+// function of its own (detail::grouped_v); clang sweeps them in one (group_wide_nodes).
+auto wide = [](const double* c) {
+  return [c](auto x, auto y, auto z) {
+    return
+#include "pack_sum_100.inc"
+        ;
+  };
+};
+
 // f's gradient (reverse, through the outlined backward sweeps) and its jvp along each axis
 // (forward, through the outlined tangents) at `in`, against the term-by-term reference.
 template <class F, class Want>
@@ -56,6 +69,19 @@ void check_gradient_and_jvps(const F& f, const std::array<double, 3>& in, const 
     const auto t = etad::jvp(f, in, e);
     CHECK(t.value == Approx(want.value).epsilon(1e-12));
     CHECK(t.tangent == Approx(want.gradient[i]).epsilon(1e-12));
+  }
+}
+
+// The Jacobian of two outputs, f and 2 f - x (reverse sweeps, one per row) at `in`: its rows
+// are f's reference gradient and twice it minus the x axis.
+template <class F, class Want>
+void check_two_output_jacobian(const F& f, const std::array<double, 3>& in, const Want& want) {
+  const auto j = etad::jacobian(
+      [&f](auto x, auto y, auto z) { return std::tuple{f(x, y, z), 2.0 * f(x, y, z) - x}; },
+      in[0], in[1], in[2]);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(j.jacobian[0][i] == Approx(want.gradient[i]).epsilon(1e-12));
+    CHECK(j.jacobian[1][i] == Approx(2 * want.gradient[i] - (i == 0 ? 1.0 : 0.0)).epsilon(1e-12));
   }
 }
 
@@ -100,14 +126,7 @@ TEST_CASE("outlined static sweep: gradient, jvp and jacobian of a 50-term chain"
   for (const std::array<double, 3>& in : {std::array{0.3, 0.5, 0.7}, std::array{0.9, 0.2, 0.45}}) {
     const auto want = reference(c, in);
     check_gradient_and_jvps(f, in, want);
-    // Two outputs: rows are the gradients of f and of 2 f - x.
-    const auto j = etad::jacobian(
-        [&f](auto x, auto y, auto z) { return std::tuple{f(x, y, z), 2.0 * f(x, y, z) - x}; },
-        in[0], in[1], in[2]);
-    for (std::size_t i = 0; i < 3; ++i) {
-      CHECK(j.jacobian[0][i] == Approx(want.gradient[i]).epsilon(1e-12));
-      CHECK(j.jacobian[1][i] == Approx(2 * want.gradient[i] - (i == 0 ? 1.0 : 0.0)).epsilon(1e-12));
-    }
+    check_two_output_jacobian(f, in, want);
   }
 }
 
@@ -135,4 +154,47 @@ TEST_CASE("outlined static sweep: a small formula with constants, closed form", 
     const auto t = etad::jvp(f, std::array{x, y}, std::array{0.25, -2.0});
     CHECK(t.tangent == Approx(0.25 * dx - 2.0 * dy).epsilon(1e-13));
   }
+}
+
+TEST_CASE("outlined static sweep: a 100-term pack, its children in groups", "[static][outline]") {
+  constexpr std::size_t n = 100;
+  const auto c = coefficients<n>();
+  const auto f = wide(c.data());
+  using E = decltype(f(etad::arg<0>{}, etad::arg<1>{}, etad::arg<2>{}));
+  STATIC_REQUIRE(E::arity == n);
+  STATIC_REQUIRE(etad::detail::grouped_v<E> == etad::detail::group_wide_nodes);
+  STATIC_REQUIRE(etad::detail::group_count_v<E> == 4);
+  STATIC_REQUIRE(etad::detail::group_size_v<E, 0> == 32);
+  STATIC_REQUIRE(etad::detail::group_size_v<E, 3> == 4);
+  // A term is 9 nodes: not outlined on its own, so the groups are what cuts this node.
+  STATIC_REQUIRE(!etad::detail::outlined_v<etad::detail::child_t_of<E, 0>>);
+  for (const std::array<double, 3>& in : {std::array{0.3, 0.5, 0.7}, std::array{0.9, 0.2, 0.45}}) {
+    const auto want = reference(c, in);
+    check_gradient_and_jvps(f, in, want);
+    check_two_output_jacobian(f, in, want);
+  }
+}
+
+TEST_CASE("outlined static sweep: a tape statement over a pack of 70 squares, in groups",
+          "[static][outline][tape]") {
+  // sum of x_i^2 over 70 reals: one statement whose local gradient is the static sweep of a
+  // node of 70 children (211 nodes), grouped with g++ (32, 32, 6). Partials 2 x_i (no x_i is
+  // 0, so a child skipped or visited twice shows in the value or the gradient).
+  constexpr std::size_t n = 70;
+  etad::tape t;
+  std::array<etad::real<double>, n> x;
+  for (std::size_t i = 0; i < n; ++i) x[i] = t.variable(0.05 * double(i + 1) - 0.97);
+  const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return sum(etad::pack((x[I] * x[I])...));
+  }(std::make_index_sequence<n>{});
+  using E = std::remove_cvref_t<decltype(e)>;
+  STATIC_REQUIRE(etad::detail::grouped_v<E> == etad::detail::group_wide_nodes);
+  STATIC_REQUIRE(etad::detail::group_count_v<E> == 3);
+  const etad::real<double> r = e;
+  double want = 0;
+  for (std::size_t i = 0; i < n; ++i) want += (0.05 * double(i + 1) - 0.97) * (0.05 * double(i + 1) - 0.97);
+  CHECK(r.value() == Approx(want).epsilon(1e-14));
+  std::array<double, n> g{};
+  t.gradient(r, std::span<const etad::real<double>>(x), std::span<double>(g));
+  for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == 2 * (0.05 * double(i + 1) - 0.97));
 }

@@ -48,6 +48,35 @@ template <class C>
 inline constexpr bool outlined_v = is_node_v<C> && !C::input_only &&
                                    (node_count_v<C> > ETAD_OUTLINE_LIMIT);
 
+/// With g++, a node of more than ETAD_OUTLINE_LIMIT nodes and more than two groups of children
+/// (a sum or log_sum_exp over a long pack): its children are swept a group of wide_group at a
+/// time, each group in a function of its own, so that no sweep function grows with the number
+/// of children (outlined_v cuts deep trees, not wide ones). g++'s optimizers took time
+/// superlinear in the size of the one function that swept all 1000 children of the generated
+/// pack; grouped, the two passes that grew fastest took a third of their time (docs/compile-
+/// time.md, item 12). Not with clang, which compiled the same pack slower grouped.
+#if defined(__GNUC__) && !defined(__clang__)
+inline constexpr bool group_wide_nodes = true;
+#else
+inline constexpr bool group_wide_nodes = false;
+#endif
+inline constexpr std::size_t wide_group = flat_chunk;
+template <class E>
+consteval bool grouped() {
+  if constexpr (group_wide_nodes && is_node_v<E>)
+    return !E::input_only && E::arity > 2 * wide_group && node_count_v<E> > ETAD_OUTLINE_LIMIT;
+  else
+    return false;
+}
+template <class E>
+inline constexpr bool grouped_v = grouped<E>();
+template <class E>
+inline constexpr std::size_t group_count_v = (E::arity + wide_group - 1) / wide_group;
+/// The number of children in group G of E.
+template <class E, std::size_t G>
+inline constexpr std::size_t group_size_v =
+    E::arity - G * wide_group < wide_group ? E::arity - G * wide_group : wide_group;
+
 /// What a sweep stores for one occurrence of E: nothing for leaves and shared nodes (their
 /// values live in the inputs, the expression, or a slot), the value and the children's frames for
 /// other nodes.
@@ -365,7 +394,15 @@ struct sweep {
   /// frames; evaluate() passes false, and fused rules (a loop) then compute their value only.
   template <bool Partials = true, class E>
   ETAD_SWEEP_INLINE constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
-    if constexpr (is_node_v<E> && !E::input_only) {
+    if constexpr (grouped_v<E>) {
+      [&]<std::size_t... G>(std::index_sequence<G...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(forward_group<Partials, G>(e, fr), 0)...});
+      }(std::make_index_sequence<group_count_v<E>>{});
+      if constexpr (Partials && is_fused_v<typename E::op_type>)
+        fused_value(e, fr);
+      else
+        fr.v = node_value(e, fr);
+    } else if constexpr (is_node_v<E> && !E::input_only) {
       [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order({(forward_child<Partials>(get<I>(e.children), get<I>(fr.kids)), 0)...});
       }(std::make_index_sequence<E::arity>{});
@@ -421,6 +458,15 @@ struct sweep {
   ETAD_OUTLINE constexpr void forward_outlined(const C& c, frame<C, S>& cf) {
     forward<Partials>(c, cf);
   }
+  /// forward() of the children of group G of a grouped node (grouped_v), in order.
+  template <bool Partials, std::size_t G, class E>
+  ETAD_OUTLINE constexpr void forward_group(const E& e, frame<E, S>& fr) {
+    constexpr std::size_t first = G * wide_group;
+    [&]<std::size_t... J>(std::index_sequence<J...>) ETAD_SWEEP_INLINE_LAMBDA {
+      in_order({(forward_child<Partials>(get<first + J>(e.children), get<first + J>(fr.kids)),
+                 0)...});
+    }(std::make_index_sequence<group_size_v<E, G>>{});
+  }
 
   // --- reverse ------------------------------------------------------------------------------
   template <class E, class F>
@@ -461,11 +507,31 @@ struct sweep {
                               : void(),
                          0)...});
           }
+        } else if constexpr (grouped_v<E>) {
+          [&]<std::size_t... G>(std::index_sequence<G...>) ETAD_SWEEP_INLINE_LAMBDA {
+            in_order({(partials_group<G>(e, fr, p, f), 0)...});
+          }(std::make_index_sequence<group_count_v<E>>{});
         } else {
           in_order({(f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p))), 0)...});
         }
       }
     }(std::make_index_sequence<E::arity>{});
+  }
+
+  /// f(child, child's frame, partial) for the children of group G of a grouped node
+  /// (grouped_v), in order; the partials p were computed once, for all groups.
+  // (Given the node's frame, not its children's frames: a template argument of that type would
+  // be a second name as long as the node's in every group's name.)
+  template <std::size_t G, class E, class P, class F>
+  ETAD_OUTLINE constexpr void partials_group(const E& e, const frame<E, S>& fr, const P& p,
+                                             F& f) const {
+    constexpr std::size_t first = G * wide_group;
+    const auto& k = kids(fr);
+    [&]<std::size_t... J>(std::index_sequence<J...>) ETAD_SWEEP_INLINE_LAMBDA {
+      in_order({(f(get<first + J>(e.children), get<first + J>(k),
+                   static_cast<S>(std::get<first + J>(p))),
+                 0)...});
+    }(std::make_index_sequence<group_size_v<E, G>>{});
   }
 
   // What for_each_partial does with each (child, child's frame, partial). Named classes rather
