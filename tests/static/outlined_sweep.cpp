@@ -181,9 +181,10 @@ TEST_CASE("outlined static sweep: a tape statement over a pack of 70 squares, in
   // node of 70 children (211 nodes), grouped with g++ (32, 32, 6). Partials 2 x_i (no x_i is
   // 0, so a child skipped or visited twice shows in the value or the gradient).
   constexpr std::size_t n = 70;
+  const auto at = [](std::size_t i) { return 0.05 * double(i + 1) - 0.97; };  // x_i
   etad::tape t;
   std::array<etad::real<double>, n> x;
-  for (std::size_t i = 0; i < n; ++i) x[i] = t.variable(0.05 * double(i + 1) - 0.97);
+  for (std::size_t i = 0; i < n; ++i) x[i] = t.variable(at(i));
   const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return sum(etad::pack((x[I] * x[I])...));
   }(std::make_index_sequence<n>{});
@@ -192,9 +193,9 @@ TEST_CASE("outlined static sweep: a tape statement over a pack of 70 squares, in
   STATIC_REQUIRE(etad::detail::group_count_v<E> == 3);
   const etad::real<double> r = e;
   double want = 0;
-  for (std::size_t i = 0; i < n; ++i) want += (0.05 * double(i + 1) - 0.97) * (0.05 * double(i + 1) - 0.97);
+  for (std::size_t i = 0; i < n; ++i) want += at(i) * at(i);
   CHECK(r.value() == Approx(want).epsilon(1e-14));
   std::array<double, n> g{};
   t.gradient(r, std::span<const etad::real<double>>(x), std::span<double>(g));
-  for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == 2 * (0.05 * double(i + 1) - 0.97));
+  for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == 2 * at(i));
 }

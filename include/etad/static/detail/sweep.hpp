@@ -394,18 +394,15 @@ struct sweep {
   /// frames; evaluate() passes false, and fused rules (a loop) then compute their value only.
   template <bool Partials = true, class E>
   ETAD_SWEEP_INLINE constexpr value_t<E, S> forward(const E& e, frame<E, S>& fr) {
-    if constexpr (grouped_v<E>) {
-      [&]<std::size_t... G>(std::index_sequence<G...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(forward_group<Partials, G>(e, fr), 0)...});
-      }(std::make_index_sequence<group_count_v<E>>{});
-      if constexpr (Partials && is_fused_v<typename E::op_type>)
-        fused_value(e, fr);
+    if constexpr (is_node_v<E> && !E::input_only) {
+      if constexpr (grouped_v<E>)
+        [&]<std::size_t... G>(std::index_sequence<G...>) ETAD_SWEEP_INLINE_LAMBDA {
+          in_order({(forward_group<Partials, G>(e, fr), 0)...});
+        }(std::make_index_sequence<group_count_v<E>>{});
       else
-        fr.v = node_value(e, fr);
-    } else if constexpr (is_node_v<E> && !E::input_only) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(forward_child<Partials>(get<I>(e.children), get<I>(fr.kids)), 0)...});
-      }(std::make_index_sequence<E::arity>{});
+        [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
+          in_order({(forward_child<Partials>(get<I>(e.children), get<I>(fr.kids)), 0)...});
+        }(std::make_index_sequence<E::arity>{});
       if constexpr (Partials && is_fused_v<typename E::op_type>)
         fused_value(e, fr);
       else
