@@ -202,7 +202,7 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   ETAD_SWEEP_INLINE constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
     sw.x = x;
     sw.forward_slots();
-    return {sw.template forward<Partials>(get<I>(roots), get<I>(frames))...};
+    return {sw.template forward<Partials>(detail::get<I>(roots), detail::get<I>(frames))...};
   }
   ETAD_SWEEP_INLINE constexpr void reset_adjoints() {
     sw.grad = sw.template filled<N>(-S(0));
@@ -213,7 +213,9 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   ETAD_SWEEP_INLINE constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
     // An output with seed 0 pushes nothing (not 0 * partial, which is NaN at an infinite partial):
     // a Jacobian row is then exactly the gradient of its own output.
-    in_order({((seed[I] != S(0) ? sw.backward(get<I>(roots), get<I>(frames), seed[I]) : void()),
+    in_order({((seed[I] != S(0)
+                    ? sw.backward(detail::get<I>(roots), detail::get<I>(frames), seed[I])
+                    : void()),
                0)...});
     sw.backward_slots();
     return sw.gradient();
@@ -221,7 +223,7 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   ETAD_SWEEP_INLINE constexpr std::array<S, outputs> tangent(const std::array<S, N>& v) {
     sw.dx = v;
     sw.tangent_slots();
-    return {sw.tangent(get<I>(roots), get<I>(frames))...};
+    return {sw.tangent(detail::get<I>(roots), detail::get<I>(frames))...};
   }
 };
 

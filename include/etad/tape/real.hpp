@@ -51,7 +51,9 @@ constexpr void for_each_active_leaf(const E& e, const frame<E, S>& fr, F& f) {
   } else if constexpr (is_node_v<E> &&
                        (Inputs ? input_leaf_count<E> : active_leaf_count<E>) != 0) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      in_order({(for_each_active_leaf<Inputs>(get<I>(e.children), get<I>(fr.kids), f), 0)...});
+      in_order({(for_each_active_leaf<Inputs>(detail::get<I>(e.children),
+                                              detail::get<I>(fr.kids), f),
+                 0)...});
     }(std::make_index_sequence<E::arity>{});
   }
 }
@@ -82,8 +84,8 @@ ETAD_ALWAYS_INLINE void for_each_active_leaf_at(const E& e, const frame<E, S>& f
 template <std::size_t Base, class E, class S, class F, std::size_t... I>
 ETAD_ALWAYS_INLINE void for_each_child_leaf_at(const E& e, const frame<E, S>& fr, F& f,
                                                 std::index_sequence<I...>) {
-  in_order({(for_each_active_leaf_at<Base + leaves_before<E, I>>(get<I>(e.children),
-                                                               get<I>(fr.kids), f),
+  in_order({(for_each_active_leaf_at<Base + leaves_before<E, I>>(detail::get<I>(e.children),
+                                                               detail::get<I>(fr.kids), f),
              0)...});
 }
 

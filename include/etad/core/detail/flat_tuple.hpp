@@ -112,18 +112,18 @@ struct chunked_tuple<std::index_sequence<K...>, Chunk...> : chunk_leaf<K, Chunk>
 // size n would be quadratic again).
 template <std::size_t I, class Tuple>
 constexpr auto& get(chunk_leaf<I / flat_chunk, Tuple>& c) noexcept {
-  return get<I % flat_chunk>(c.items);
+  return detail::get<I % flat_chunk>(c.items);
 }
 template <std::size_t I, class Tuple>
 constexpr const auto& get(const chunk_leaf<I / flat_chunk, Tuple>& c) noexcept {
-  return get<I % flat_chunk>(c.items);
+  return detail::get<I % flat_chunk>(c.items);
 }
 
 template <std::size_t... K, class... Chunk>
 template <std::size_t... J, class... T>
 constexpr void chunked_tuple<std::index_sequence<K...>, Chunk...>::fill(std::index_sequence<J...>,
                                                                        const T&... t) {
-  in_order({(get<J>(*this) = t, 0)...});
+  in_order({(detail::get<J>(*this) = t, 0)...});
 }
 
 template <class L, std::size_t K>

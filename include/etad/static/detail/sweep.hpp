@@ -285,7 +285,7 @@ struct sweep {
     else if constexpr (!is_node_v<E>)
       return static_cast<value_t<E, S>>(e.value);
     else if constexpr (E::input_only)
-      return get<slot<E>>(slot_value);
+      return detail::get<slot<E>>(slot_value);
     else
       return fr.v;
   }
@@ -319,7 +319,7 @@ struct sweep {
   ETAD_OUTLINE constexpr void forward_slot_chunk() {
     for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
       using E = type_at_t<slot_list, K>;
-      get<K>(slot_value) = node_value(E{}, empty_frame<frame<E, S>>);
+      detail::get<K>(slot_value) = node_value(E{}, empty_frame<frame<E, S>>);
     });
   }
   template <std::size_t C>
@@ -339,7 +339,8 @@ struct sweep {
           [&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA { forward_slot_chunk<C>(); });
     } else {
       [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
-        in_order({(get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
+        in_order(
+            {(detail::get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
       }(slot_list{}, std::make_index_sequence<slots>{});
     }
   }
@@ -372,8 +373,10 @@ struct sweep {
     const auto& k = kids(fr);
     return [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
       using outer_node =
-          node<typename E::op_type, decltype(outer_operand(get<I>(e.children), get<I>(k)))...>;
-      return static_cast<S>(outer_node{e.op(), outer_operand(get<I>(e.children), get<I>(k))...});
+          node<typename E::op_type,
+               decltype(outer_operand(detail::get<I>(e.children), detail::get<I>(k)))...>;
+      return static_cast<S>(
+          outer_node{e.op(), outer_operand(detail::get<I>(e.children), detail::get<I>(k))...});
     }(std::make_index_sequence<E::arity>{});
   }
 
@@ -384,7 +387,8 @@ struct sweep {
     } else {
       const auto& k = kids(fr);
       return [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-        return static_cast<value_t<E, S>>(e.op().value(value(get<I>(e.children), get<I>(k))...));
+        return static_cast<value_t<E, S>>(
+            e.op().value(value(detail::get<I>(e.children), detail::get<I>(k))...));
       }(std::make_index_sequence<E::arity>{});
     }
   }
@@ -401,7 +405,8 @@ struct sweep {
         }(std::make_index_sequence<group_count_v<E>>{});
       else
         [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-          in_order({(forward_child<Partials>(get<I>(e.children), get<I>(fr.kids)), 0)...});
+          in_order({(forward_child<Partials>(detail::get<I>(e.children), detail::get<I>(fr.kids)),
+                     0)...});
         }(std::make_index_sequence<E::arity>{});
       if constexpr (Partials && is_fused_v<typename E::op_type>)
         fused_value(e, fr);
@@ -421,13 +426,15 @@ struct sweep {
     const auto& k = kids(fr);
     [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
       constexpr bool has_value_and_partials =
-          requires { e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...); };
+          requires { e.op().value_and_partials(value(detail::get<I>(e.children),
+                                                     detail::get<I>(k))...); };
       static_assert(has_value_and_partials,
                     "etad: a fused rule has no value_and_partials() callable with its argument "
                     "values; define it, returning an object with members `value` and "
                     "`partials`, or drop `fused`");
       if constexpr (has_value_and_partials) {
-        const auto r = e.op().value_and_partials(value(get<I>(e.children), get<I>(k))...);
+        const auto r =
+            e.op().value_and_partials(value(detail::get<I>(e.children), detail::get<I>(k))...);
         check_partials<Op, E::arity, decltype(r.partials)>();
         if constexpr (is_tuple_like_v<decltype(r.partials)>) {
           // On a nested tape the value is the rule applied on the outer tape (outer_value), so
@@ -460,7 +467,8 @@ struct sweep {
   ETAD_OUTLINE constexpr void forward_group(const E& e, frame<E, S>& fr) {
     constexpr std::size_t first = G * wide_group;
     [&]<std::size_t... J>(std::index_sequence<J...>) ETAD_SWEEP_INLINE_LAMBDA {
-      in_order({(forward_child<Partials>(get<first + J>(e.children), get<first + J>(fr.kids)),
+      in_order({(forward_child<Partials>(detail::get<first + J>(e.children),
+                                         detail::get<first + J>(fr.kids)),
                  0)...});
     }(std::make_index_sequence<group_size_v<E, G>>{});
   }
@@ -472,7 +480,7 @@ struct sweep {
     const auto& k = kids(fr);
     [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
       constexpr bool has_partials = requires {
-        e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+        e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
       };
       static_assert(is_fused_v<Op> || has_partials,
                     "etad: a differentiable rule has no partials() callable with its argument "
@@ -480,27 +488,30 @@ struct sweep {
                     "per argument, or declare `static constexpr bool differentiable = false;`");
       if constexpr (is_fused_v<Op>) {
         // Computed with the value by the forward sweep (fused_value).
-        in_order({(f(get<I>(e.children), get<I>(k), fr.fused.p[I]), 0)...});
+        in_order({(f(detail::get<I>(e.children), detail::get<I>(k), fr.fused.p[I]), 0)...});
       } else if constexpr (!has_partials) {
         return;  // the assertion said it all; avoid follow-on errors
       } else {
-        const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+        const auto p =
+            e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
         check_partials<Op, E::arity, decltype(p)>();
         if constexpr (!is_tuple_like_v<decltype(p)>) {
           return;  // the assertion said it all
         } else if constexpr (is_gated_v<Op>) {
           constexpr bool has_gate = requires {
-            e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+            e.op().gate(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
           };
           static_assert(has_gate,
                         "etad: a gated rule has no gate() callable with its argument values and "
                         "its value f; define gate(args..., f) returning one bool per argument, "
                         "or drop `gated`");
           if constexpr (has_gate) {
-            const auto g = e.op().gate(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+            const auto g =
+                e.op().gate(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
             check_gate<Op, E::arity, decltype(g)>();
             if constexpr (is_tuple_like_v<decltype(g)>)
-              in_order({(g[I] ? f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p)))
+              in_order({(g[I] ? f(detail::get<I>(e.children), detail::get<I>(k),
+                                  static_cast<S>(std::get<I>(p)))
                               : void(),
                          0)...});
           }
@@ -509,7 +520,9 @@ struct sweep {
             in_order({(partials_group<G>(e, fr, p, f), 0)...});
           }(std::make_index_sequence<group_count_v<E>>{});
         } else {
-          in_order({(f(get<I>(e.children), get<I>(k), static_cast<S>(std::get<I>(p))), 0)...});
+          in_order({(f(detail::get<I>(e.children), detail::get<I>(k),
+                       static_cast<S>(std::get<I>(p))),
+                     0)...});
         }
       }
     }(std::make_index_sequence<E::arity>{});
@@ -525,7 +538,7 @@ struct sweep {
     constexpr std::size_t first = G * wide_group;
     const auto& k = kids(fr);
     [&]<std::size_t... J>(std::index_sequence<J...>) ETAD_SWEEP_INLINE_LAMBDA {
-      in_order({(f(get<first + J>(e.children), get<first + J>(k),
+      in_order({(f(detail::get<first + J>(e.children), detail::get<first + J>(k),
                    static_cast<S>(std::get<first + J>(p))),
                  0)...});
     }(std::make_index_sequence<group_size_v<E, G>>{});
@@ -598,10 +611,12 @@ struct sweep {
         for (std::size_t i = 1; i < E::arity; ++i) s[i] = s[i - 1] + size[i - 1];
         return s;
       }();
-      const auto p = e.op().partials(value(get<I>(e.children), get<I>(k))..., value(e, fr));
+      const auto p =
+          e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
       check_partials<Op, E::arity, decltype(p)>();
       if constexpr (is_tuple_like_v<decltype(p)>)
-        in_order({(product_factor<Plan, At + start[I]>(get<I>(e.children), get<I>(k), adj,
+        in_order({(product_factor<Plan, At + start[I]>(detail::get<I>(e.children),
+                                                       detail::get<I>(k), adj,
                                                        static_cast<S>(std::get<I>(p))),
                    0)...});
     }(std::make_index_sequence<E::arity>{});
