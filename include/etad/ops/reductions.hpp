@@ -54,8 +54,8 @@ constexpr T larger(const T& m, const T& v) {
 
 // The elements are read from the tuple (detail::get), not by etad::get<I>(p): every
 // instantiation of that one is named by the whole pack<E...>, so unpacking n elements named n
-// functions of size n, and deduced E... from the pack n times (time quadratic in n: a 1000-term
-// pack compiled 14x slower than a 100-term one with g++, docs/compile-time.md item 13).
+// functions of size n, and deduced E... from the pack n times (time quadratic in n: g++ took
+// 82-104 s for a 1000-term sum(pack) with it, 54-64 s without; docs/compile-time.md item 13).
 template <class... E, class F>
 constexpr auto unpack(const pack<E...>& p, F&& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -85,7 +85,7 @@ template <std::size_t Base, class E, class S, class F, std::size_t... I>
 ETAD_ALWAYS_INLINE void for_each_child_leaf_at(const E& e, const frame<E, S>& fr, F& f,
                                                 std::index_sequence<I...>) {
   in_order({(for_each_active_leaf_at<Base + leaves_before<E, I>>(detail::get<I>(e.children),
-                                                               detail::get<I>(fr.kids), f),
+                                                                 detail::get<I>(fr.kids), f),
              0)...});
 }
 

@@ -425,9 +425,9 @@ struct sweep {
                   "`product`, or `fused`");
     const auto& k = kids(fr);
     [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-      constexpr bool has_value_and_partials =
-          requires { e.op().value_and_partials(value(detail::get<I>(e.children),
-                                                     detail::get<I>(k))...); };
+      constexpr bool has_value_and_partials = requires {
+        e.op().value_and_partials(value(detail::get<I>(e.children), detail::get<I>(k))...);
+      };
       static_assert(has_value_and_partials,
                     "etad: a fused rule has no value_and_partials() callable with its argument "
                     "values; define it, returning an object with members `value` and "
