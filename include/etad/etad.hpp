@@ -21,6 +21,7 @@
 #include <etad/static/loop.hpp>
 
 #include <etad/tape/real.hpp>
+#include <etad/tape/call.hpp>
 #include <etad/tape/linear_algebra.hpp>
 #include <etad/tape/map_reduce.hpp>
 #include <etad/tape/reduce.hpp>
