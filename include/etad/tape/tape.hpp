@@ -351,8 +351,22 @@ private:
       for (std::size_t k = 0; k < m; ++k) o[k] = T(0) + p[k];
     }
   }
-  // The same for many sources, whose keys scan_sources did not check: first checked
-  // (key_gaps); nonzero, and nothing written, if they are not consecutive.
+  // The same for sources whose keys were not checked: first checked (key_gaps); nonzero, and
+  // nothing written, if they are not consecutive. Inline for a few sources, out of line for many.
+  ETAD_ALWAYS_INLINE static std::uint64_t copy_partials_if_consecutive(
+      const T* __restrict p, bool uniform, T* __restrict o, const real<T>* __restrict src,
+      std::size_t m) {
+    // One loop: written as it checks (out's contents are the caller's to overwrite when the
+    // sources are not consecutive).
+    const std::uint64_t key0 = detail::key_of(src[0]);
+    std::uint64_t gaps = 0;
+    const T c = T(0) + p[0];
+    for (std::size_t k = 0; k < m; ++k) {
+      o[k] = uniform ? c : T(0) + p[k];
+      gaps |= detail::key_of(src[k]) ^ (key0 + k);
+    }
+    return gaps;
+  }
   [[gnu::noinline]] static std::uint64_t copy_partials_checked(const T* __restrict p, bool uniform,
                                                                T* __restrict o,
                                                                const real<T>* __restrict src,
@@ -455,6 +469,29 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   const std::size_t m = sources.size();
   const real<T>* src = sources.data();
   const detail::index_t n = store_.size();
+  const detail::index_t hi = target.index();
+  if constexpr (std::is_floating_point_v<T>) {
+    // The sweep would visit one statement, and it is a range statement over the sources (a
+    // reduction's gradient with respect to its inputs): its partials are the answer, read
+    // without zeroing the adjoints, sweeping and copying them out. Tried first, before any pass
+    // over the sources: one pass then checks their keys (consecutive, of this epoch: key k is
+    // key 0 + k) as it copies. The target follows the sources' first index f or the leading
+    // variables directly, so every source is a leading variable (no partials) or the one
+    // source right below the target: nothing else adds to their adjoints. (Nested tapes sweep,
+    // which records on the outer tape.)
+    if (m != 0) {
+      const detail::index_t f = src[0].index();
+      if (f != 0 && hi == std::max(f, leading_) + 1 && src[0].epoch() == epoch_) {
+        const auto r = store_.partials_over(hi, f, m);
+        if (r.partial != nullptr &&
+            (m <= 16 ? copy_partials_if_consecutive(r.partial, r.uniform, out.data(), src, m)
+                     : copy_partials_checked(r.partial, r.uniform, out.data(), src, m)) == 0) {
+          used_ = true;
+          return;
+        }
+      }
+    }
+  }
   // Many sources (a gradient w.r.t. a vector of inputs): rather than a pass over them before the
   // sweep (for the lowest index and the epoch checks) and a second one after it, the sweep goes
   // down to the leading variables (always enough) and ONE pass after it checks them and copies
@@ -468,25 +505,7 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   }
   const bool was_used = used_;
   used_ = true;
-  const detail::index_t hi = target.index();
   lo = std::max(lo, leading_);  // the leading variables have no partials to push
-  if constexpr (std::is_floating_point_v<T>) {
-    // The sweep would visit one statement, and it is a range statement over the sources (a
-    // reduction's gradient with respect to its inputs): its partials are the answer, read
-    // without zeroing the adjoints, sweeping and copying them out. (Every source is at most lo:
-    // nothing else adds to their adjoints. Nested tapes sweep, which records on the outer tape.)
-    const detail::index_t f = many ? src[0].index() : contiguous;
-    if (hi == lo + 1 && f != 0 && (!many || src[0].epoch() == epoch_)) {
-      const auto r = store_.partials_over(hi, f, m);
-      if (r.partial != nullptr) {
-        if (!many) {  // (the keys were checked by scan_sources)
-          copy_partials(r.partial, r.uniform, out.data(), m);
-          return;
-        }
-        if (copy_partials_checked(r.partial, r.uniform, out.data(), src, m) == 0) return;
-      }
-    }
-  }
   const T* adj = sweep_one(hi, lo, n);
   if (many) {
     const detail::index_t f = src[0].index();
