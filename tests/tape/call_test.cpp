@@ -176,15 +176,25 @@ TEST_CASE("tape call: constants, paused recording, a missing tape and a stale re
     }
     const real stale = x;
     tp.reset();
-    // A real from before reset(): caught (the tests build with ETAD_CHECKED=1).
-    try {
-      (void)etad::call(f, stale, 4.0);
-      FAIL("no exception for a stale real");
-    } catch (const etad::error& e) {
-      const std::string m = e.what();
-      CHECK(m.find("call() was given a real recorded on another tape or before reset()") !=
-            std::string::npos);
+    const real fresh = tp.variable(1.0);
+    const std::size_t statements = tp.statements(), partials = tp.partials();
+    // A real from before reset(), and one of another live tape: caught (the tests build with
+    // ETAD_CHECKED=1), and the tape is as it was.
+    for (int k = 0; k < 2; ++k) {
+      etad::tape other;  // (the active tape while it lives: the call records on it)
+      const real foreign = k == 0 ? stale : fresh;
+      try {
+        (void)etad::call(f, foreign, 4.0);
+        FAIL("no exception for a real of another tape or epoch");
+      } catch (const etad::error& e) {
+        const std::string m = e.what();
+        CHECK(m.find("call() was given a real recorded on another tape or before reset()") !=
+              std::string::npos);
+      }
+      CHECK(other.statements() == 0);
     }
+    CHECK(tp.statements() == statements);
+    CHECK(tp.partials() == partials);
   }
   // A real whose tape is gone, with no tape active: etad::error, not a crash.
   real orphan;
@@ -199,6 +209,24 @@ TEST_CASE("tape call: constants, paused recording, a missing tape and a stale re
     const std::string m = e.what();
     CHECK(m.find("call() was given a real with no active tape") != std::string::npos);
   }
+}
+
+namespace user_code {
+// A helper of the user's own named call, called unqualified with an etad::real argument: etad's
+// call is a function object, which argument-dependent lookup does not find.
+template <class F, class... A>
+auto call(F f, A... a) {
+  return f(a...);
+}
+double run_own_call() {
+  etad::tape t;
+  const real x = t.variable(2.0);
+  return call([](const real& v) { return v.value() + 1; }, x);
+}
+}  // namespace user_code
+
+TEST_CASE("tape call: a user's own unqualified call() is not hijacked", "[tape][call]") {
+  CHECK(user_code::run_own_call() == 3.0);
 }
 
 TEST_CASE("tape call: second derivatives on nested tapes", "[tape][call][higher_order]") {

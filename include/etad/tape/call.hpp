@@ -69,7 +69,8 @@ ETAD_ALWAYS_INLINE std::uint32_t call_epoch(const A& a) {
 /// The statement of call(f, args...) (J: 0 .. k - 1). Listed inputs: the real arguments that f
 /// reaches through differentiable rules (reaches_input, as for map_sum and as a scalar
 /// statement's leaves); the statement is recorded when any real argument is on the tape, listed
-/// or not (its value depends on it), with the listed ones that are not constants as inputs.
+/// or not (as map_sum does: the value may depend on it without a derivative), with the listed
+/// ones that are not constants as inputs.
 template <class T, class F, class... A, std::size_t... J>
 ETAD_ALWAYS_INLINE real<T> call_statement(F& f, std::index_sequence<J...>, const A&... args) {
   constexpr std::size_t k = sizeof...(A);
@@ -111,6 +112,59 @@ ETAD_FLATTEN ETAD_ALWAYS_INLINE real<T> call_statement_flat(F& f, std::index_seq
   return call_statement<T>(f, j, args...);
 }
 
+/// call's function object: one object, not a function template, so that an unqualified
+/// `call(...)` in user code (a helper of the user's own) is not matched through an etad::real
+/// argument by argument-dependent lookup.
+struct call_fn {
+  template <class F, class... A>
+  ETAD_ALWAYS_INLINE auto operator()(F f, const A&... args) const {
+    constexpr std::size_t k = sizeof...(A);
+    // Each mistake with its own sentence, and nothing after it.
+    if constexpr (k == 0) {
+      static_assert(k > 0, "etad: call needs at least one argument after the function");
+      return 0;
+    } else if constexpr ((std::ranges::range<A> || ...)) {
+      static_assert(sizeof(F) == 0,
+                    "etad: call takes reals and numbers, not ranges; map a function over "
+                    "ranges with map_sum, or use a reduction (sum, dot, log_sum_exp, ...)");
+      return 0;
+    } else if constexpr ((expression_argument<A> || ...)) {
+      static_assert(sizeof(F) == 0,
+                    "etad: call takes reals and numbers as arguments, not expressions; assign "
+                    "the expression to a real first (etad::real s = mu * 2.0) and pass s");
+      return 0;
+    } else if constexpr (!(call_argument_v<A> && ...)) {
+      static_assert(sizeof(F) == 0,
+                    "etad: call's arguments must be reals (etad::real) or numbers");
+      return 0;
+    } else if constexpr (!call_reals_of_v<typename map_scalar<A...>::type, A...>) {
+      static_assert(sizeof(F) == 0,
+                    "etad: call's reals must all be of one type (all real<double>, say); "
+                    "convert the others first");
+      return 0;
+    } else if constexpr (!traced_own_leaves_v<F, k, 0>) {
+      static_assert(sizeof(F) == 0,
+                    "etad: call's function used a real it did not get as an argument (a "
+                    "captured real would count as a constant and its gradient would be lost); "
+                    "pass the real to call after the function and take it as a parameter");
+      return 0;
+    } else {
+      using T = typename map_scalar<A...>::type;
+      using P = decltype(make_program<T, k>(f));
+      if constexpr (P::outputs != 1) {
+        static_assert(P::outputs == 1,
+                      "etad: call's function must return one value (a std::tuple of several is "
+                      "not one statement); call it once per output");
+        return 0;
+      } else if constexpr (P::size <= ETAD_FLATTEN_LIMIT) {
+        return call_statement_flat<T>(f, std::index_sequence_for<A...>{}, args...);
+      } else {
+        return call_statement<T>(f, std::index_sequence_for<A...>{}, args...);
+      }
+    }
+  }
+};
+
 }  // namespace detail
 
 /// call(f, a, b, ...): f(a, b, ...) recorded as ONE statement, with f's partials with respect to
@@ -123,52 +177,6 @@ ETAD_FLATTEN ETAD_ALWAYS_INLINE real<T> call_statement_flat(F& f, std::index_seq
 /// recording is paused, the result is a constant; a real with no active tape throws
 /// etad::error. Like a scalar statement, a real of another tape or epoch throws with
 /// ETAD_CHECKED.
-template <class F, class... A>
-ETAD_ALWAYS_INLINE auto call(F f, const A&... args) {
-  constexpr std::size_t k = sizeof...(A);
-  // Each mistake with its own sentence, and nothing after it.
-  if constexpr (k == 0) {
-    static_assert(k > 0, "etad: call needs at least one argument after the function");
-    return 0;
-  } else if constexpr ((std::ranges::range<A> || ...)) {
-    static_assert(sizeof(F) == 0,
-                  "etad: call takes reals and numbers, not ranges; map a function over ranges "
-                  "with map_sum, or use a reduction (sum, dot, log_sum_exp, ...)");
-    return 0;
-  } else if constexpr ((detail::expression_argument<A> || ...)) {
-    static_assert(sizeof(F) == 0,
-                  "etad: call takes reals and numbers as arguments, not expressions; assign the "
-                  "expression to a real first (etad::real s = mu * 2.0) and pass s");
-    return 0;
-  } else if constexpr (!(detail::call_argument_v<A> && ...)) {
-    static_assert(sizeof(F) == 0,
-                  "etad: call's arguments must be reals (etad::real) or numbers");
-    return 0;
-  } else if constexpr (!detail::call_reals_of_v<typename detail::map_scalar<A...>::type, A...>) {
-    static_assert(sizeof(F) == 0,
-                  "etad: call's reals must all be of one type (all real<double>, say); convert "
-                  "the others first");
-    return 0;
-  } else if constexpr (!detail::traced_own_leaves_v<F, k, 0>) {
-    static_assert(sizeof(F) == 0,
-                  "etad: call's function used a real it did not get as an argument (a captured "
-                  "real would count as a constant and its gradient would be lost); pass the real "
-                  "to call after the function and take it as a parameter");
-    return 0;
-  } else {
-    using T = typename detail::map_scalar<A...>::type;
-    using P = decltype(detail::make_program<T, k>(f));
-    if constexpr (P::outputs != 1) {
-      static_assert(P::outputs == 1,
-                    "etad: call's function must return one value (a std::tuple of several is "
-                    "not one statement); call it once per output");
-      return 0;
-    } else if constexpr (P::size <= ETAD_FLATTEN_LIMIT) {
-      return detail::call_statement_flat<T>(f, std::index_sequence_for<A...>{}, args...);
-    } else {
-      return detail::call_statement<T>(f, std::index_sequence_for<A...>{}, args...);
-    }
-  }
-}
+inline constexpr detail::call_fn call{};
 
 }  // namespace etad
