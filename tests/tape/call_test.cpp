@@ -168,6 +168,9 @@ TEST_CASE("tape call: constants, paused recording, a missing tape and a stale re
   {
     etad::tape tp;
     const real x = tp.variable(2.0);
+    const real c2 = etad::call(f, real(2.0), 4.0);
+    CHECK(c2.is_constant());
+    CHECK(tp.statements() == 1);  // the variable only
     {
       const etad::stop_recording<double> pause;
       const real p = etad::call(f, x, 4.0);

@@ -351,13 +351,12 @@ private:
       for (std::size_t k = 0; k < m; ++k) o[k] = T(0) + p[k];
     }
   }
-  // The same for sources whose keys were not checked: first checked (key_gaps); nonzero, and
-  // nothing written, if they are not consecutive. Inline for a few sources, out of line for many.
+  // The same for a few sources (m <= 16) whose keys were not checked, in one loop that copies
+  // as it checks: nonzero if they are not consecutive, and then o holds partials the caller
+  // overwrites (gradient()'s general path writes every slot).
   ETAD_ALWAYS_INLINE static std::uint64_t copy_partials_if_consecutive(
       const T* __restrict p, bool uniform, T* __restrict o, const real<T>* __restrict src,
       std::size_t m) {
-    // One loop: written as it checks (out's contents are the caller's to overwrite when the
-    // sources are not consecutive).
     const std::uint64_t key0 = detail::key_of(src[0]);
     std::uint64_t gaps = 0;
     const T c = T(0) + p[0];
@@ -367,6 +366,8 @@ private:
     }
     return gaps;
   }
+  // The same for many sources: the keys first (key_gaps), then the copy, each a loop of its
+  // own; nonzero, and nothing written, if they are not consecutive.
   [[gnu::noinline]] static std::uint64_t copy_partials_checked(const T* __restrict p, bool uniform,
                                                                T* __restrict o,
                                                                const real<T>* __restrict src,
