@@ -98,7 +98,7 @@ TEST_CASE("range statements: the same reduction over every layout of its inputs"
       for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == Approx(w[n - 1 - i]).epsilon(1e-14));
     }
     SECTION(name + ": first and last consecutive, the middle swapped (rewritten in place)") {
-      etad::tape t;
+      etad::tape t{etad::persistent};
       const std::vector<real> x = t.variables(values);
       std::vector<real> s = x;
       std::swap(s[2], s[4]);
@@ -110,6 +110,23 @@ TEST_CASE("range statements: the same reduction over every layout of its inputs"
       const std::vector<double> w = expected(name, vs);
       for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == Approx(w[i]).epsilon(1e-14));
       CHECK(t.partials() == n);  // one partial per input, whatever the layout
+      // With respect to x, which is consecutive (gradient()'s path for a reduction over its
+      // sources must not take the rewritten statement for the range it was recorded as).
+      t.gradient(r, x, g);
+      std::vector<double> wx = w;
+      std::swap(wx[2], wx[4]);
+      for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == Approx(wx[i]).epsilon(1e-14));
+    }
+    SECTION(name + ": first and last consecutive, a constant in the middle (recorded again)") {
+      etad::tape t;
+      const std::vector<real> x = t.variables(values);
+      std::vector<real> s = x;
+      s[3] = real(values[3]);  // the same value as a constant: x[3] is unconnected
+      const real r = reduce(name, s);
+      std::vector<double> g(n);
+      t.gradient(r, x, g);
+      for (std::size_t i = 0; i < n; ++i)
+        CHECK(g[i] == Approx(i == 3 ? 0.0 : g_want[i]).epsilon(1e-14));
     }
   }
 }
@@ -317,6 +334,20 @@ TEST_CASE("range statements: a reduction's gradient with respect to its own inpu
     const real q = 3.0 * p;  // two statements to sweep
     t.gradient(q, x, g);
     for (std::size_t i = 1; i < x.size(); ++i) CHECK(g[i] == Approx(3 * want[i - 1]).epsilon(1e-14));
+  }
+  SECTION("after reset(), an ordinary statement where the range statement was") {
+    // The same indices again: y (index 4) is where prod was; its own partials must answer.
+    etad::tape t;
+    std::vector<real> x = t.variables(std::vector<double>{0.5, 2.0, -1.5});
+    const real p = etad::prod(x);
+    std::vector<double> g(3);
+    t.gradient(p, x, g);
+    CHECK(g == std::vector<double>{2.0 * -1.5, 0.5 * -1.5, 0.5 * 2.0});
+    t.reset();
+    x = t.variables(std::vector<double>{0.5, 2.0, -1.5});
+    const real y = 3.0 * x[0] + 5.0 * x[1] - x[2];
+    t.gradient(y, x, g);
+    CHECK(g == std::vector<double>{3.0, 5.0, -1.0});
   }
   SECTION("signed zeros, infinities and NaN as the sweep gives them") {
     // prod's partials: products of the other elements. With -0 among them the sweep gives

@@ -371,9 +371,7 @@ index_t unrange_statement(basic_tape<T>* t, std::span<const real<T>> x,
     foreign_real_in_reduction();
   }
   if (constants == 0) {
-    index_t* header = slot.input - range_header;
-    header[0] = 0;
-    header[1] = 0;  // a range of length 0, then n ordinary (partial, input) pairs
+    t->unrange_last_statement(slot);  // a range of length 0, then n ordinary (partial, input) pairs
     for (std::size_t k = 0; k < n; ++k) slot.input[k] = x[k].index();
     return defined;
   }

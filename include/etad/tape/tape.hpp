@@ -212,7 +212,13 @@ public:
   /// d(target)/d(sources[i]) written into out[i] (zero for an unconnected source); allocates
   /// nothing once the tape's buffers have grown, so it suits loops over many sources. On an
   /// error (etad::error) the tape is as it was, but out's contents are unspecified.
-  void gradient(const real<T>& target, std::span<const real<T>> sources, std::span<T> out);
+  ETAD_ALWAYS_INLINE void gradient(const real<T>& target, std::span<const real<T>> sources,
+                                   std::span<T> out) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (gradient_of_range(target, sources, out)) return;
+    }
+    gradient_swept(target, sources, out);
+  }
 
   /// The sum over targets t_k, weighted by seeds w_k (default 1), of d t_k / d source_i: for each
   /// source, the total derivative (sources may be variables or intermediate values), or no value
@@ -247,6 +253,12 @@ public:
   /// for vector statements whose inputs fail a check after recording, so that the error leaves
   /// the tape as it was.
   void discard_last_statement() noexcept { store_.discard_last(); }
+  /// Makes the range statement record_range() made last (no scattered inputs, not uniform; its
+  /// slot is s) an ordinary statement of as many inputs as its range had, whose indices the
+  /// caller writes into s.input: for a range whose elements turn out not to be consecutive.
+  void unrange_last_statement(const typename detail::statement_store<T>::range_slot& s) noexcept {
+    store_.unrange_last(s);
+  }
   std::uint32_t epoch() const noexcept { return epoch_; }
 
 private:
@@ -282,6 +294,13 @@ private:
       std::memcpy(&o[k].index_, &key, sizeof key);   // them element by element)
     }
   }
+  // gradient() of a reduction with respect to its inputs (inline): true when done, false when
+  // the general path (gradient_swept) must answer, which makes every check.
+  ETAD_ALWAYS_INLINE bool gradient_of_range(const real<T>& target,
+                                            std::span<const real<T>> sources, std::span<T> out);
+  // gradient()'s general path: the checks, the sweep and the read-out (out of line).
+  [[gnu::noinline]] void gradient_swept(const real<T>& target, std::span<const real<T>> sources,
+                                        std::span<T> out);
   // Checks the targets, sources and options, seeds the targets and sweeps down to the lowest
   // source; leaves the adjoints in adjoints_ (and, for "none", the reached-from-target bits in
   // flags_). gradient()'s common case has a path of its own (sweep_one).
@@ -457,8 +476,37 @@ void basic_tape<T>::foreign(const char* what) {
 }
 
 template <class T>
-void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sources,
-                             std::span<T> out) {
+bool basic_tape<T>::gradient_of_range(const real<T>& target, std::span<const real<T>> sources,
+                                      std::span<T> out) {
+  // The sweep would visit one statement, and it is a range statement over the sources (a
+  // reduction's gradient with respect to its inputs): its partials are the answer, read
+  // without zeroing the adjoints, sweeping and copying them out. Tried first, before any pass
+  // over the sources: one pass then checks their keys (consecutive, of this epoch: key k is
+  // key 0 + k) as it copies. The target follows the sources' first index f or the leading
+  // variables directly, so every source is a leading variable (no partials) or the one
+  // source right below the target: nothing else adds to their adjoints. (Nested tapes sweep,
+  // which records on the outer tape.) Inline, so that a reduction's gradient makes no call.
+  // Nothing here throws: a call it does not answer (sizes that differ, a used non-persistent
+  // tape, a constant or foreign target or source, ...) goes to gradient_swept, which checks.
+  const std::size_t m = sources.size();
+  if (m == 0 || out.size() != m || (used_ && !persistent_)) return false;
+  if (target.epoch() != epoch_) return false;  // (a constant target: the general path)
+  const real<T>* src = sources.data();
+  const detail::index_t hi = target.index();
+  const detail::index_t f = src[0].index();
+  if (f == 0 || hi != std::max(f, leading_) + 1 || src[0].epoch() != epoch_) return false;
+  const auto r = store_.partials_over(hi, f, m);
+  if (r.partial == nullptr ||
+      (m <= 16 ? copy_partials_if_consecutive(r.partial, r.uniform, out.data(), src, m)
+               : copy_partials_checked(r.partial, r.uniform, out.data(), src, m)) != 0)
+    return false;
+  used_ = true;
+  return true;
+}
+
+template <class T>
+void basic_tape<T>::gradient_swept(const real<T>& target, std::span<const real<T>> sources,
+                                   std::span<T> out) {
   // The common call (one target, seed 1, no stop_gradients, zero for unconnected sources) on a
   // path of its own: sweep() serves every option of gradients(), and its general set-up (the
   // targets' loops, the options, the flags) was a third of a small evaluation's instructions.
@@ -471,28 +519,6 @@ void basic_tape<T>::gradient(const real<T>& target, std::span<const real<T>> sou
   const real<T>* src = sources.data();
   const detail::index_t n = store_.size();
   const detail::index_t hi = target.index();
-  if constexpr (std::is_floating_point_v<T>) {
-    // The sweep would visit one statement, and it is a range statement over the sources (a
-    // reduction's gradient with respect to its inputs): its partials are the answer, read
-    // without zeroing the adjoints, sweeping and copying them out. Tried first, before any pass
-    // over the sources: one pass then checks their keys (consecutive, of this epoch: key k is
-    // key 0 + k) as it copies. The target follows the sources' first index f or the leading
-    // variables directly, so every source is a leading variable (no partials) or the one
-    // source right below the target: nothing else adds to their adjoints. (Nested tapes sweep,
-    // which records on the outer tape.)
-    if (m != 0) {
-      const detail::index_t f = src[0].index();
-      if (f != 0 && hi == std::max(f, leading_) + 1 && src[0].epoch() == epoch_) {
-        const auto r = store_.partials_over(hi, f, m);
-        if (r.partial != nullptr &&
-            (m <= 16 ? copy_partials_if_consecutive(r.partial, r.uniform, out.data(), src, m)
-                     : copy_partials_checked(r.partial, r.uniform, out.data(), src, m)) == 0) {
-          used_ = true;
-          return;
-        }
-      }
-    }
-  }
   // Many sources (a gradient w.r.t. a vector of inputs): rather than a pass over them before the
   // sweep (for the lowest index and the epoch checks) and a second one after it, the sweep goes
   // down to the leading variables (always enough) and ONE pass after it checks them and copies

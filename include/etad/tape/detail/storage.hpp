@@ -353,6 +353,8 @@ public:
     *at_.end++ = static_cast<index_t>(at_.used) | range_flag;
     cur_->has_ranges = true;
     implicit_ += (uniform ? std::ptrdiff_t(length) : 0) - std::ptrdiff_t(range_header);
+    recent_ = {scattered == 0 ? defined : 0, first, static_cast<index_t>(length), uniform,
+               uniform ? p : p + range_header};
     return {p + range_header, in + range_header,
             uniform ? nullptr : p + range_header + scattered};
   }
@@ -362,6 +364,7 @@ public:
   /// (an error must leave the tape as it was). Its block stays the current one, empty if the
   /// statement had opened it.
   void discard_last() noexcept {
+    recent_ = {};
     const index_t raw = *--at_.end;
     const std::size_t begin = at_.end == cur_->end ? 0 : (at_.end[-1] & ~range_flag);
     if ((raw & range_flag) != 0) {
@@ -456,6 +459,7 @@ public:
     current_ = 0;
     next_ = 1;
     implicit_ = 0;
+    recent_ = {};
     if (!blocks_.empty()) blocks_[0].first = 1;
     cur_ = blocks_.empty() ? nullptr : &blocks_[0];
     load_cursor();
@@ -565,26 +569,30 @@ public:
       sweep_long(adj, hi, lo);
   }
 
-  /// Statement i's partials with respect to the indices first .. first + m - 1, when i is a
-  /// range statement of the current block (read through the recording cursor, as sweep_recent
-  /// reads) without scattered inputs, and its range holds those indices: `partial` points at
-  /// the partial of index `first`, or, when `uniform`, at the one partial of every input.
+  /// Statement i's partials with respect to the indices first .. first + m - 1 (m > 0), when i
+  /// is the range statement recorded last (read from recent_, not through the block's arrays)
+  /// without scattered inputs, and its range holds those indices: `partial` points at the
+  /// partial of index `first`, or, when `uniform`, at the one partial of every input.
   /// Otherwise `partial` is nullptr.
   struct range_partials {
     const T* partial;
     bool uniform;
   };
   ETAD_ALWAYS_INLINE range_partials partials_over(index_t i, index_t first, std::size_t m) const {
-    if (cur_ == nullptr || i < cur_->first) return {nullptr, false};
-    const std::ptrdiff_t s = std::ptrdiff_t(i) - std::ptrdiff_t(cur_->first);
-    const index_t e = cur_->end[s];
-    if ((e & range_flag) == 0) return {nullptr, false};
-    const std::size_t begin = cur_->end[s - 1] & ~range_flag;  // (end[-1] is a sentinel 0)
-    const range_shape r = shape_of_range(at_.input + begin, (e & ~range_flag) - begin);
-    if (r.scattered != 0 || first < r.first || first - r.first + m > r.length)
+    const recent_range& r = recent_;
+    if (i != r.index || first < r.first || first - r.first + m > r.length)
       return {nullptr, false};
-    const T* p = at_.partial + begin;
-    return {r.uniform ? p : p + range_header + (first - r.first), r.uniform};
+    return {r.uniform ? r.partial : r.partial + (first - r.first), r.uniform};
+  }
+
+  /// Makes the range statement recorded last by append_range (no scattered inputs, not
+  /// uniform), whose slot is s, an ordinary statement over s.input's slots: a range of length 0,
+  /// then the pairs. The caller writes the inputs.
+  void unrange_last(const range_slot& s) noexcept {
+    index_t* header = s.input - range_header;
+    header[0] = 0;
+    header[1] = 0;
+    recent_ = {};
   }
 
 private:
@@ -889,6 +897,16 @@ private:
   } at_;
   index_t next_ = 1;
   std::ptrdiff_t implicit_ = 0;  // partials of range statements minus the slots they take
+  // The range statement recorded last, when it has no scattered inputs (else index 0): what
+  // partials_over reads, one load from the store instead of a chain of dependent loads through
+  // the block's end offsets and range header (gradient()'s fast path for a reduction).
+  struct recent_range {
+    index_t index = 0;
+    index_t first = 0;
+    index_t length = 0;
+    bool uniform = false;
+    const T* partial = nullptr;  // the range's first partial, or the one partial when uniform
+  } recent_;
 };
 
 }  // namespace etad::detail
