@@ -5,8 +5,7 @@
 // time when it has more than 64; by default only expressions of over a thousand nodes
 // (or 256 slots) do that, so this executable is built on its own with ETAD_OUTLINE_LIMIT=16
 // (tests/CMakeLists.txt): a macro that changes inline function bodies must not be mixed with
-// other settings in one program.
-#define CATCH_CONFIG_MAIN
+// other settings in one program. (Its main() is Catch2's, from tests/main.cpp.)
 #include <catch2/catch.hpp>
 #include <etad/etad.hpp>
 
