@@ -12,8 +12,9 @@
 //                          evaluates one implementation (value, handwritten, etad_static,
 //                          etad_tape, etad_tape_scalar, etad_tape_matvec,
 //                          etad_tape_gradients,
-//                          adolc) ITERATIONS times: a driver for
-//                          valgrind --tool=callgrind or perf
+//                          adolc, sacado_rad) ITERATIONS times: a driver for
+//                          valgrind --tool=callgrind or perf (adolc and sacado_rad when
+//                          tools/tape_memory.sh found them)
 //
 // etad's tape memory is that of include/etad/tape/detail/storage.hpp, as tape.used_bytes()
 // reports it: per stored partial a T and an index_t (8 + 4 bytes for double), per stored
@@ -23,6 +24,9 @@
 #include "../bench/problems/all.hpp"
 #if ETAD_BENCH_HAVE_ADOLC
 #include "../bench/problems/adolc.hpp"
+#endif
+#if ETAD_BENCH_HAVE_SACADO
+#include "../bench/problems/sacado.hpp"
 #endif
 
 #include <cstddef>
@@ -186,6 +190,13 @@ int run_one(std::string_view impl, long size, long iterations) {
   if (impl == "adolc") {
     check(adolc_gradient(p, g));
     return loop([&] { return adolc_gradient(p, g); });
+  }
+#endif
+#if ETAD_BENCH_HAVE_SACADO
+  if (impl == "sacado_rad") {
+    std::vector<sacado_rad_t> x;
+    check(sacado_rad_gradient(p, x, g));
+    return loop([&] { return sacado_rad_gradient(p, x, g); });
   }
 #endif
   std::fprintf(stderr, "tape_memory: no implementation %.*s for %s\n", int(impl.size()),
