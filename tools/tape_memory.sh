@@ -20,17 +20,13 @@ if [[ -f /usr/include/adolc/adolc.h ]]; then  # the same optional peer as bench/
   libs+=(-ladolc)
 fi
 sacado_config=/usr/include/trilinos/Sacado_config.h
-if [[ -f $sacado_config ]]; then  # as bench/CMakeLists.txt: its config without Kokkos and Teuchos
+if [[ -f $sacado_config ]]; then  # the config the benchmarks use (bench/sacado_config.cmake)
   mkdir -p "$out/sacado_config"
-  sed -E 's@#[ \t]*define[ \t]+HAVE_SACADO_(KOKKOS|TEUCHOS)[A-Za-z0-9_]*@/* removed by tools/tape_memory.sh */@' \
-    "$sacado_config" > "$out/sacado_config/Sacado_config.h.tmp"
-  cmp -s "$out/sacado_config/Sacado_config.h.tmp" "$out/sacado_config/Sacado_config.h" ||
-    mv "$out/sacado_config/Sacado_config.h.tmp" "$out/sacado_config/Sacado_config.h"
-  rm -f "$out/sacado_config/Sacado_config.h.tmp"
+  cmake -DINPUT="$sacado_config" -DOUTPUT_DIR="$out/sacado_config" -P bench/sacado_config.cmake
   flags+=(-DETAD_BENCH_HAVE_SACADO=1 -isystem "$out/sacado_config" -isystem /usr/include/trilinos)
   libs+=(-ltrilinos_sacado)
 fi
-if [[ ! -x $exe || -n $(find tools/tape_memory.cpp tools/tape_memory.sh bench/problems include -newer "$exe" -print -quit) ]]; then
+if [[ ! -x $exe || -n $(find tools/tape_memory.cpp tools/tape_memory.sh bench/sacado_config.cmake bench/problems include -newer "$exe" -print -quit) ]]; then
   g++ "${flags[@]}" tools/tape_memory.cpp -o "$exe" "${libs[@]}"
 fi
 
