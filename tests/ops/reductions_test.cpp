@@ -2,7 +2,8 @@
 // exponentials in double come from detail::exp_nonpositive): value and gradient against an
 // independent long double evaluation (also with spreads where terms underflow), against central
 // differences, and the -inf/+inf/NaN elements; the float path (std::exp) too. Then sum, mean,
-// squared_norm, prod and dot over a pack against closed forms (also in constant expressions).
+// squared_norm, prod and dot over a pack against closed forms (also in constant expressions),
+// and packs of 40 and 100 elements (prod and log_sum_exp are fused rules: ops/reductions.hpp).
 #include <etad/etad.hpp>
 
 #include <catch2/catch.hpp>
@@ -271,4 +272,47 @@ TEST_CASE("static mean, prod and dot: in constant expressions and in float", "[o
                                 std::array{2.0f, 3.0f, 4.0f});
   CHECK(m.value == 3.0f);
   for (const float g : m.gradient) CHECK(g == Approx(1.0f / 3.0f).epsilon(1e-7));
+}
+
+// --- prod and log_sum_exp are fused rules: one call gives the value and the partials ----------
+
+TEST_CASE("static prod: the value is the product as written, the partials come with it",
+          "[ops][reductions]") {
+  // prod's value is its last prefix product, (((x0 x1) x2) ...) as the formula is written:
+  // bitwise the left fold; each partial is the product of the others to a few ulps.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> near_one(0.9, 1.1);
+  std::array<double, 40> x{};
+  for (double& e : x) e = near_one(rng);
+  const auto p = etad::gradient([](const auto& v) { return etad::prod(v); }, x);
+  double want = x[0];
+  for (std::size_t i = 1; i < x.size(); ++i) want = want * x[i];
+  CHECK(p.value == want);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    long double others = 1;
+    for (std::size_t j = 0; j < x.size(); ++j)
+      if (j != i) others *= x[j];
+    INFO("i = " << i);
+    CHECK(std::fabs(p.gradient[i] - others) <= 1e-14L * std::fabs(others));
+  }
+}
+
+TEST_CASE("static prod and log_sum_exp over 100 elements: against independent evaluations",
+          "[ops][reductions]") {
+  // A pack past the 64 operands that a fold takes at once (detail::max_fold), swept as wide
+  // nodes: closed forms in long double.
+  std::array<double, 100> x{};
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.95 + 0.001 * double((i * 37) % 100);
+  const auto p = etad::gradient([](const auto& v) { return etad::prod(v); }, x);
+  long double all = 1;
+  for (const double e : x) all *= e;
+  CHECK(std::fabs(p.value - all) <= 1e-13L * all);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    INFO("i = " << i);
+    CHECK(std::fabs(p.gradient[i] - all / x[i]) <= 1e-13L * all / x[i]);
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(double(i)) * 3;
+  check_against_reference(x);
+  const auto s = etad::gradient([](const auto& v) { return etad::sum(v); }, x);
+  for (const double g : s.gradient) CHECK(g == 1.0);
 }

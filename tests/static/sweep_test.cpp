@@ -364,3 +364,47 @@ TEST_CASE("sweep: input adjoints add from -0.0, and an input that receives nothi
   CHECK(jac.jacobian[0] == std::array{3.0, 2.0});
   CHECK(jac.jacobian[1] == std::array{1.0, 0.0});
 }
+
+TEST_CASE(
+    "sweep: when every input is reached there are no flags, and a seed of 0 still reaches none",
+    "[static][sweep]") {
+  // An expression that reaches every input through rules without a gate (no select, min, ...)
+  // returns the adjoints as they are, without reached-flags (static/gradient.hpp); the result
+  // must be the one the flags give. A vjp seeded with 0 pushes nothing, so every input reports
+  // +0.0 (not -0.0, nor 0 * inf = NaN at sqrt's infinite partial).
+  const auto f = [](auto x, auto y) { return etad::sqrt(x) + x * y; };
+  const auto v = etad::vjp(f, std::array{0.0, 2.0}, 0.0);
+  CHECK(v.gradient == std::array{0.0, 0.0});
+  CHECK_FALSE(std::signbit(v.gradient[0]));
+  CHECK_FALSE(std::signbit(v.gradient[1]));
+  const auto w = etad::vjp(f, std::array{4.0, 2.0}, -0.5);
+  CHECK(w.gradient[0] == -0.5 * (0.25 + 2.0));
+  CHECK(w.gradient[1] == -0.5 * 4.0);
+  // Over a pack of 100: every element reached (sum) — all partials 1. Element 7 left out of
+  // the sum and reached only through the untaken side of a select: +0.0, and the other 99
+  // still 1 (the flags' path, since not every input is reached for sure).
+  std::array<double, 100> x{};
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i) - 50;
+  const auto all = etad::gradient([](const auto& p) { return etad::sum(p); }, x);
+  for (const double g : all.gradient) CHECK(g == 1.0);
+  const auto one = etad::gradient(
+      [](const auto& p) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+          return etad::sum(etad::pack(get<(I < 7 ? I : I + 1)>(p)...)) +
+                 etad::select(get<0>(p) > 0, get<7>(p), 0.0);
+        }(std::make_index_sequence<99>{});
+      },
+      x);  // get<0>(p) = -50: the select takes 0.0
+  CHECK(one.gradient[7] == 0.0);
+  CHECK_FALSE(std::signbit(one.gradient[7]));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (i != 7) CHECK(one.gradient[i] == 1.0);
+  const auto unused = etad::gradient(
+      [](const auto& p) { return get<0>(p) * get<99>(p); }, x);  // 98 inputs unreached: +0.0
+  CHECK(unused.gradient[0] == 49.0);
+  CHECK(unused.gradient[99] == -50.0);
+  for (std::size_t i = 1; i < 99; ++i) {
+    CHECK(unused.gradient[i] == 0.0);
+    CHECK_FALSE(std::signbit(unused.gradient[i]));
+  }
+}

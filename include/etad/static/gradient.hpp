@@ -182,6 +182,31 @@ template <class Op, class... C, std::size_t I>
 inline constexpr bool reaches_input_v<node<Op, C...>, I> =
     is_differentiable_v<Op> && any_v<reaches_input_v<C, I>...>;
 
+/// Marks in m every input that E's reverse sweep pushes into whenever it is seeded with an
+/// adjoint other than 0: those reached from E through differentiable rules without a gate (a
+/// gated rule such as select decides at run time which of its children receive). One walk of
+/// the tree, each distinct subexpression type instantiated once.
+template <class E, std::size_t N>
+constexpr void mark_surely_reached(std::array<bool, N>& m) {
+  if constexpr (is_arg_v<E>) {
+    m[E::index] = true;
+  } else if constexpr (is_node_v<E>) {
+    if constexpr (is_differentiable_v<typename E::op_type> && !is_gated_v<typename E::op_type>)
+      [&]<class Op, class... C>(std::type_identity<node<Op, C...>>) {
+        in_order({(mark_surely_reached<C>(m), 0)...});  // (not a fold: clang's limit is 256)
+      }(std::type_identity<E>{});
+  }
+}
+/// Whether E's reverse sweep, seeded with an adjoint other than 0, pushes into all N inputs.
+template <class E, std::size_t N>
+inline constexpr bool reaches_every_input_v = [] {
+  std::array<bool, N> m{};
+  mark_surely_reached<E>(m);
+  for (bool b : m)
+    if (!b) return false;
+  return true;
+}();
+
 /// One traced program: roots, their frames, and a sweep at a point.
 template <class S, std::size_t N, class Key, class Roots = typename Key::roots>
 struct program;
@@ -213,12 +238,24 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   ETAD_SWEEP_INLINE constexpr std::array<S, N> backward(const std::array<S, outputs>& seed) {
     // An output with seed 0 pushes nothing (not 0 * partial, which is NaN at an infinite partial):
     // a Jacobian row is then exactly the gradient of its own output.
-    in_order({((seed[I] != S(0)
-                    ? sw.backward(detail::get<I>(roots), detail::get<I>(frames), seed[I])
-                    : void()),
-               0)...});
-    sw.backward_slots();
-    return sw.gradient();
+    if constexpr (outputs == 1 && (reaches_every_input_v<E, N> && ...)) {
+      // Every input is reached whenever the seed is not 0: the adjoints are the gradient, with
+      // no reached-flags to consult (a loop over N flags, which the optimizer folds only while
+      // it keeps the sweep's arrays in registers: for a few inputs, not for a pack of 100).
+      if (seed[0] != S(0)) {
+        sw.backward(detail::get<0>(roots), detail::get<0>(frames), seed[0]);
+        sw.backward_slots();
+        return sw.grad;
+      }
+      return sw.template filled<N>(S(0));  // nothing reached
+    } else {
+      in_order({((seed[I] != S(0)
+                      ? sw.backward(detail::get<I>(roots), detail::get<I>(frames), seed[I])
+                      : void()),
+                 0)...});
+      sw.backward_slots();
+      return sw.gradient();
+    }
   }
   ETAD_SWEEP_INLINE constexpr std::array<S, outputs> tangent(const std::array<S, N>& v) {
     sw.dx = v;
