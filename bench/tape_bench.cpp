@@ -1,6 +1,7 @@
 // bench/tape_bench.cpp — the run-time tape (etad::tape) on the problems of bench/problems/,
-// against the plain function (value), the hand-written gradient (handwritten) and, for chain,
-// etad::gradient without a tape (etad_static). Names: <problem>:<implementation>/<size>.
+// against the plain function (value), the hand-written gradient (handwritten) and, for chain
+// and for the reductions at sizes fixed at compile time, etad::gradient without a tape
+// (etad_static). Names: <problem>:<implementation>/<size>.
 // etad_tape is each problem written the way etad's API offers for it (reductions, map_sum,
 // quadratic_form, map_sum with rows_times; statements of whole expressions for the scalar
 // problems). Variants: etad_tape_scalar (the same problem written element by element or row by
@@ -14,10 +15,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tape_bench {
 
@@ -50,6 +54,30 @@ void etad_static(benchmark::State& state) {
   time_gradient(state, "etad_static", p, [&](std::span<double> g) { return p.etad_static(g); });
 }
 
+/// etad_static at a size N fixed at compile time: P::etad_static<N>(x) is etad::gradient over
+/// x, a std::array<double, N>: the problem's points, copied into arrays before timing
+/// (fixed_points), as a program with sizes fixed at compile time holds them. The gradient stays
+/// in the result that etad::gradient returns, as the hand-written one stays in g: checked once
+/// against the hand-written gradient, not copied while timed.
+template <class P, std::size_t N>
+void etad_static_fixed(benchmark::State& state) {
+  P p(N);
+  auto points = p.template fixed_points<N>();
+  {
+    std::vector<double> g_h(N);
+    const double v_h = p.handwritten(g_h);
+    const auto r = P::template etad_static<N>(points[p.point()]);
+    check_or_abort(label<P>("etad_static", N), v_h, g_h, r.value, r.gradient);
+  }
+  benchmark::DoNotOptimize(points);  // the points are unknown to the optimizer from here
+  for (auto _ : state) {
+    p.next();
+    auto r = P::template etad_static<N>(points[p.point()]);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+}
+
 /// Registers `<problem>:<impl>/<size>` for every size of P: one gradient per iteration by the
 /// member function Method, (p.*Method)(workspace, g), with a workspace (tape) kept across
 /// iterations. Method is a template argument, so that the call is direct, as the hand-written
@@ -79,6 +107,12 @@ const bool registered = [] {
     add<P>("value", value<P>);
     add<P>("handwritten", handwritten<P>);
     if constexpr (requires { &P::etad_static; }) add<P>("etad_static", etad_static<P>);
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (benchmark::RegisterBenchmark((std::string(P::name) + ":etad_static").c_str(),
+                                    etad_static_fixed<P, static_sizes_of<P>[I]>)
+           ->Arg(long(static_sizes_of<P>[I])),
+       ...);
+    }(std::make_index_sequence<static_sizes_of<P>.size()>{});
     add_tape<P, &P::etad_tape>("etad_tape");
     if constexpr (requires { &P::etad_tape_scalar; })
       add_tape<P, &P::etad_tape_scalar>("etad_tape_scalar");

@@ -9,8 +9,8 @@
 //                          and the same for ADOL-C (tapestats) when built with it; extra rows for
 //                          the etad_tape_scalar and etad_tape_matvec variants
 //   tape_memory run PROBLEM IMPL SIZE ITERATIONS
-//                          evaluates one implementation (value, handwritten, etad_static,
-//                          etad_tape, etad_tape_scalar, etad_tape_matvec,
+//                          evaluates one implementation (value, handwritten, etad_static
+//                          (chain; the reductions at static_sizes_of), etad_tape, etad_tape_scalar, etad_tape_matvec,
 //                          etad_tape_gradients,
 //                          adolc, sacado_rad) ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf (adolc and sacado_rad when
@@ -140,6 +140,23 @@ int table() {
   return 0;
 }
 
+/// run_one's etad_static<N>, for a size N fixed at compile time (as bench/tape_bench.cpp times
+/// it: the point in a std::array, the gradient left in the result).
+template <class P, std::size_t N>
+int run_fixed(P& p, std::string_view impl, double v_h, const std::vector<double>& g_h,
+              long iterations) {
+  auto points = p.template fixed_points<N>();
+  const auto r = P::template etad_static<N>(points[p.point()]);
+  check_or_abort(std::string(P::name) + " " + std::string(impl), v_h, g_h, r.value, r.gradient);
+  sink(points);
+  for (long i = 0; i < iterations; ++i) {
+    p.next();
+    auto s = P::template etad_static<N>(points[p.point()]);
+    sink(s);
+  }
+  return 0;
+}
+
 template <class P>
 int run_one(std::string_view impl, long size, long iterations) {
   P p(static_cast<std::size_t>(size));
@@ -185,6 +202,16 @@ int run_one(std::string_view impl, long size, long iterations) {
       check(p.etad_static(g));
       return loop([&] { return p.etad_static(g); });
     }
+  }
+  if (impl == "etad_static") {  // the reductions at the sizes they have etad_static<N> for
+    int rc = -1;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((size == long(static_sizes_of<P>[I])
+            ? void(rc = run_fixed<P, static_sizes_of<P>[I]>(p, impl, v_h, g_h, iterations))
+            : void()),
+       ...);
+    }(std::make_index_sequence<static_sizes_of<P>.size()>{});
+    if (rc != -1) return rc;
   }
 #if ETAD_BENCH_HAVE_ADOLC
   if (impl == "adolc") {

@@ -26,6 +26,16 @@ template <> inline constexpr std::array<long, 3> sizes_of<quadratic_form_problem
 template <> inline constexpr std::array<long, 2> sizes_of<regression_problem>{10, 100};
 template <> inline constexpr std::array<long, 1> sizes_of<recurrence_problem>{1000};
 
+/// The sizes at which a problem also has etad_static<N>, its size fixed at compile time (the
+/// reductions over a pack of N placeholders; chain's etad_static takes its size at run time and
+/// runs at every size). Larger packs are left out for the benchmark's compile time: the sweep of
+/// a pack grows with N (docs/performance.md, "Static reductions over a pack").
+template <class P>
+inline constexpr std::array<std::size_t, 0> static_sizes_of{};
+template <> inline constexpr std::array<std::size_t, 2> static_sizes_of<sum_problem>{10, 100};
+template <> inline constexpr std::array<std::size_t, 2> static_sizes_of<prod_problem>{10, 100};
+template <> inline constexpr std::array<std::size_t, 2> static_sizes_of<log_sum_exp_problem>{10, 100};
+
 /// Calls f(P{}) — a value of type problem_tag<P> — for every problem, in the benchmark order.
 template <class P>
 struct problem_tag {

@@ -1,7 +1,9 @@
 // bench/problems/reductions.hpp — sum/N, prod/N, log_sum_exp/N: one reduction over N inputs,
 // gradient with respect to all N. etad_tape uses etad's reduction (one statement of N partials);
 // etad_tape_scalar writes the loop element by element (N - 1 statements of 2 partials), as one
-// would with a tape that has no reductions.
+// would with a tape that has no reductions. etad_static<N> (sizes fixed at compile time, see
+// static_sizes_of in all.hpp) is etad::gradient over a std::array: the reduction of a pack of N
+// placeholders, differentiated at compile time, no tape.
 #pragma once
 
 #include "common.hpp"
@@ -29,6 +31,17 @@ public:
   std::size_t sources() const { return n_; }
   void next() { k_ = (k_ + 1) % point_count; }
   std::span<const double> inputs() const { return {points_.data() + k_ * n_, n_}; }
+  /// Which of the point_count points inputs() is (the index that next() moves on).
+  std::size_t point() const { return k_; }
+  /// The point_count points as arrays of a size fixed at compile time, N == sources(): what
+  /// etad_static<N> takes (etad::gradient over a std::array), indexed by point().
+  template <std::size_t N>
+  std::array<std::array<double, N>, point_count> fixed_points() const {
+    std::array<std::array<double, N>, point_count> a;
+    for (std::size_t k = 0; k < point_count; ++k)
+      std::copy_n(points_.begin() + std::ptrdiff_t(k * n_), N, a[k].begin());
+    return a;
+  }
 
 protected:
   std::size_t n_;
@@ -88,6 +101,10 @@ public:
     etad::real<double> s = etad::sum(record_variables(ws, inputs()));
     return gradients_of(ws, s, g);
   }
+  template <std::size_t N>
+  static auto etad_static(const std::array<double, N>& x) {
+    return etad::gradient([](const auto& v) { return sum(v); }, x);
+  }
   double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
     const auto x = record_variables(ws, inputs());
     etad::real<double> s = x[0];
@@ -134,6 +151,10 @@ public:
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
     etad::real<double> p = etad::prod(record_variables(ws, inputs()));
     return gradient_of(ws, p, g);
+  }
+  template <std::size_t N>
+  static auto etad_static(const std::array<double, N>& x) {
+    return etad::gradient([](const auto& v) { return prod(v); }, x);
   }
   double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
     const auto x = record_variables(ws, inputs());
@@ -185,6 +206,10 @@ public:
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
     etad::real<double> r = etad::log_sum_exp(record_variables(ws, inputs()));
     return gradient_of(ws, r, g);
+  }
+  template <std::size_t N>
+  static auto etad_static(const std::array<double, N>& x) {
+    return etad::gradient([](const auto& v) { return log_sum_exp(v); }, x);
   }
   double etad_tape_scalar(etad_workspace& ws, std::span<double> g) const {
     const auto x = record_variables(ws, inputs());
