@@ -88,3 +88,25 @@ TEST_CASE("the slots of an expression: distinct input-only subexpressions, child
   STATIC_REQUIRE(std::is_same_v<etad::detail::shared_t<e>, mp::mp_list<xy, s, c>>);
   STATIC_REQUIRE(etad::detail::index_of_v<c, etad::detail::shared_t<e>> == 2);
 }
+
+namespace {
+// hypot(e, e) K times over: a tree of 2^K occurrences of x, made of K + 1 types.
+template <int K, class E>
+auto doubled(const E& e) {
+  if constexpr (K == 0)
+    return e;
+  else
+    return doubled<K - 1>(etad::hypot(e, e));
+}
+}  // namespace
+
+TEST_CASE("a subexpression repeated in a tree of 2^12 occurrences is swept once", "[static]") {
+  // The compile-time passes over the expression work per type, not per occurrence (a walk of
+  // the tree would visit 4096 leaves here, and 2^K for K levels): e_k = hypot(e_{k-1}, e_{k-1})
+  // = sqrt(2) |e_{k-1}|, so e_12 = 2^6 |x| and de_12/dx = 2^6 sign(x); y is reached through the
+  // sum, so every input is reached and the reached-flags are skipped.
+  const auto r = etad::gradient([](auto x, auto y) { return doubled<12>(x) + y; }, -0.75, 2.0);
+  CHECK(r.value == Approx(64 * 0.75 + 2.0).epsilon(1e-14));
+  CHECK(r.gradient[0] == Approx(-64.0).epsilon(1e-14));
+  CHECK(r.gradient[1] == 1.0);
+}

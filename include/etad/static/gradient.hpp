@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -182,28 +183,38 @@ template <class Op, class... C, std::size_t I>
 inline constexpr bool reaches_input_v<node<Op, C...>, I> =
     is_differentiable_v<Op> && any_v<reaches_input_v<C, I>...>;
 
-/// Marks in m every input that E's reverse sweep pushes into whenever it is seeded with an
-/// adjoint other than 0: those reached from E through differentiable rules without a gate (a
-/// gated rule such as select decides at run time which of its children receive). One walk of
-/// the tree, each distinct subexpression type instantiated once.
+/// to |= from, word by word.
+template <std::size_t W>
+constexpr void or_bits(std::array<std::uint64_t, W>& to, const std::array<std::uint64_t, W>& from) {
+  for (std::size_t w = 0; w < W; ++w) to[w] |= from[w];
+}
+
+/// The inputs (bit I of word I / 64 for arg<I>, I < N) that E's reverse sweep pushes into
+/// whenever it is seeded with an adjoint other than 0: those reached from E through
+/// differentiable rules without a gate (a gated rule such as select decides at run time which of
+/// its children receive). A variable template, so each distinct subexpression type is computed
+/// once: an expression whose tree repeats a subexpression (e = e * e, twenty times) has few types
+/// and an exponential number of occurrences, which a walk of the tree would visit one by one.
 template <class E, std::size_t N>
-constexpr void mark_surely_reached(std::array<bool, N>& m) {
+inline constexpr std::array<std::uint64_t, (N + 63) / 64> surely_reached_v = [] {
+  std::array<std::uint64_t, (N + 63) / 64> bits{};
   if constexpr (is_arg_v<E>) {
-    m[E::index] = true;
+    if constexpr (E::index < N) bits[E::index / 64] |= std::uint64_t(1) << (E::index % 64);
   } else if constexpr (is_node_v<E>) {
     if constexpr (is_differentiable_v<typename E::op_type> && !is_gated_v<typename E::op_type>)
       [&]<class Op, class... C>(std::type_identity<node<Op, C...>>) {
-        in_order({(mark_surely_reached<C>(m), 0)...});  // (not a fold: clang's limit is 256)
+        // (a braced list, not a fold: clang's limit is 256 operands)
+        in_order({(or_bits(bits, surely_reached_v<C, N>), 0)...});
       }(std::type_identity<E>{});
   }
-}
+  return bits;
+}();
 /// Whether E's reverse sweep, seeded with an adjoint other than 0, pushes into all N inputs.
 template <class E, std::size_t N>
 inline constexpr bool reaches_every_input_v = [] {
-  std::array<bool, N> m{};
-  mark_surely_reached<E>(m);
-  for (bool b : m)
-    if (!b) return false;
+  const auto& bits = surely_reached_v<E, N>;
+  for (std::size_t i = 0; i < N; ++i)
+    if (!((bits[i / 64] >> (i % 64)) & 1)) return false;
   return true;
 }();
 
