@@ -373,6 +373,13 @@ TEST_CASE(
   // must be the one the flags give. A vjp seeded with 0 pushes nothing, so every input reports
   // +0.0 (not -0.0, nor 0 * inf = NaN at sqrt's infinite partial).
   const auto f = [](auto x, auto y) { return etad::sqrt(x) + x * y; };
+  using X = etad::arg<0>;
+  using Y = etad::arg<1>;
+  STATIC_REQUIRE(etad::detail::reaches_every_input_v<decltype(etad::sqrt(X{}) + X{} * Y{}), 2>);
+  STATIC_REQUIRE(etad::detail::reaches_every_input_v<decltype(etad::max(X{}, Y{}) + Y{}), 2> ==
+                 false);  // x only through max's gate
+  STATIC_REQUIRE(etad::detail::reaches_every_input_v<decltype(X{} + etad::stop_gradient(Y{})), 2> ==
+                 false);
   const auto v = etad::vjp(f, std::array{0.0, 2.0}, 0.0);
   CHECK(v.gradient == std::array{0.0, 0.0});
   CHECK_FALSE(std::signbit(v.gradient[0]));

@@ -64,21 +64,10 @@ constexpr auto unpack(const pack<E...>& p, F&& f) {
 }
 }  // namespace detail
 
-/// A value and its partials, computed together (the result of a fused rule's
-/// value_and_partials, core/rule.hpp). The partials are left uninitialized here: the rules below
-/// write each of them.
-template <class T, std::size_t N>
-struct value_with_partials {
-  T value;
-  std::array<T, N> partials;
-};
-
 /// prod x_i (n-ary). Partials prod_{j != i} x_j by prefix and suffix products (no division:
-/// exact when some x_i are 0). Fused (core/rule.hpp): the last prefix product is the value, the
-/// product as written, (x0 x1) x2 ..., so computing both in one pass saves n - 1 multiplications.
+/// exact when some x_i are 0).
 struct prod_op {
   static constexpr std::string_view name = "prod";
-  static constexpr bool fused = true;
   template <class X0, class... X>
   static constexpr auto value(const X0& x0, const X&... x) {
     if constexpr (sizeof...(X) < detail::max_fold) {
@@ -90,76 +79,82 @@ struct prod_op {
     }
   }
   template <class... X>
-  static constexpr auto value_and_partials(const X&... x) {
-    constexpr std::size_t n = sizeof...(X);
+  static constexpr auto partials(const X&... xf) {
+    constexpr std::size_t n = sizeof...(X) - 1;  // the last argument is f
     using T = detail::common_t<X...>;
-    const std::array<T, n> a{static_cast<T>(x)...};
-    value_with_partials<T, n> r;
-    T prefix = a[0];
-    r.partials[0] = T(1);
-    for (std::size_t i = 1; i < n; ++i) {
-      r.partials[i] = prefix;
-      prefix = prefix * a[i];
-    }
-    r.value = prefix;
-    T suffix = a[n - 1];
-    for (std::size_t i = n - 1; i-- > 0;) {
-      r.partials[i] = r.partials[i] * suffix;
-      suffix = suffix * a[i];
-    }
-    return r;
+    const std::array<T, n + 1> a{static_cast<T>(xf)...};
+    std::array<T, n> p{};
+    T prefix(1);
+    for (std::size_t i = 0; i < n; ++i) { p[i] = prefix; prefix *= a[i]; }
+    T suffix(1);
+    for (std::size_t i = n; i-- > 0;) { p[i] *= suffix; suffix *= a[i]; }
+    return p;
   }
 };
 
 /// log(sum exp x_i) (n-ary), computed around m = max x_i so that large x do not overflow.
 /// Partials softmax(x)_i = exp(x_i - m) / s (m the maximum, s the sum of the exp(x_j - m)), as
-/// on the tape: exp(x_i - m) / s with the value's m and s, not exp(x_i - f), since f = m + log s
-/// is rounded to m's precision, so for a large |m| it loses log s (at m = 1e16, f - m is 2 for
-/// any s < e^3) and the partials would no longer sum to 1. Fused (core/rule.hpp): each
-/// exponential is computed once, for the value and the partial. In double, the exponentials
-/// (all of arguments x_i - m <= 0) come from detail::exp_nonpositive, as on the tape: within
-/// 0.65 ulp of e^x (std::exp: about 0.5), inlined and vectorizable rather than a libm call each,
-/// and usable in constant expressions with clang too. Other types, and a maximum that is not
-/// finite (then the plain formula exp(x_i - f), whose arguments may be positive), use std::exp.
+/// on the tape. In double, the exponentials (all of arguments x_i - m <= 0) come from
+/// detail::exp_nonpositive, as on the tape: within 0.65 ulp of e^x (std::exp: about 0.5),
+/// inlined and vectorizable rather than a libm call each, and usable in constant expressions
+/// with clang too. Other types, and a maximum that is not finite (then the plain formula
+/// exp(x_i - f), whose arguments may be positive), use std::exp.
 struct log_sum_exp_op {
   static constexpr std::string_view name = "log_sum_exp";
-  static constexpr bool fused = true;
-  template <class... X>
-  static constexpr auto value(const X&... x) {
-    return value_and_partials(x...).value;
+  template <class X0, class... X>
+  static constexpr auto value(const X0& x0, const X&... x) {
+    using std::exp, std::log;
+    using T = detail::common_t<X0, X...>;
+    // std::max's choice (the first of the largest; a NaN x0 wins, later NaNs are skipped), through
+    // bool(): on a nested tape's reals a comparison is an expression (docs/design.md, Nesting).
+    T m = static_cast<T>(x0);
+    detail::in_order({(m = detail::larger(m, static_cast<T>(x)), 0)...});
+    if constexpr (std::is_same_v<T, double>) {
+      if (m - m == 0) {
+        // The exponentials in a loop of their own, which the compiler vectorizes (a fold over
+        // the pack inlined the kernel once per element: log_sum_exp of 100 took 3.2x its time
+        // with g++), then added in order, as the fold added them.
+        std::array<T, 1 + sizeof...(X)> e{static_cast<T>(x0) - m, (static_cast<T>(x) - m)...};
+        for (T& v : e) v = detail::exp_nonpositive(v);
+        T s = e[0];
+        for (std::size_t i = 1; i < e.size(); ++i) s = s + e[i];
+        return m + log(s);
+      }
+    }
+    if (!(m - m == 0)) m = 0;  // m = ±inf or NaN: shifting would give NaN; use the plain formula
+    T s = exp(static_cast<T>(x0) - m);
+    detail::in_order({(s = s + exp(static_cast<T>(x) - m), 0)...});
+    return m + log(s);
   }
   template <class... X>
-  static constexpr auto value_and_partials(const X&... x) {
-    using std::exp, std::log;
-    constexpr std::size_t n = sizeof...(X);
+  static constexpr auto partials(const X&... xf) {
+    using std::exp;
+    constexpr std::size_t n = sizeof...(X) - 1;
     using T = detail::common_t<X...>;
-    const std::array<T, n> a{static_cast<T>(x)...};
-    value_with_partials<T, n> r;
-    // std::max's choice (the first of the largest; a NaN a[0] wins, later NaNs are skipped), through
-    // bool(): on a nested tape's reals a comparison is an expression (docs/design.md, Nesting).
+    const std::array<T, n + 1> a{static_cast<T>(xf)...};
+    std::array<T, n> p{};
+    // exp(x_i - m) / s with the value's m and s, not exp(x_i - f): f = m + log s is rounded to
+    // m's precision, so for a large |m| it loses log s (at m = 1e16, f - m is 2 for any s < e^3)
+    // and the partials no longer sum to 1.
     T m = a[0];
     for (std::size_t i = 1; i < n; ++i) m = detail::larger(m, a[i]);
     if (!(m - m == 0)) {
-      // m = ±inf or NaN: shifting would give NaN; the plain formula.
-      T s = exp(a[0]);
-      for (std::size_t i = 1; i < n; ++i) s = s + exp(a[i]);
-      r.value = log(s);
-      for (std::size_t i = 0; i < n; ++i) r.partials[i] = exp(a[i] - r.value);
-      return r;
+      // m = ±inf or NaN: the plain formula, as the value uses it.
+      for (std::size_t i = 0; i < n; ++i) p[i] = exp(a[i] - a[n]);
+      return p;
     }
-    // x_i - m <= 0, or NaN for a NaN element, which the kernel maps to NaN as std::exp does.
+    T s(0);
     for (std::size_t i = 0; i < n; ++i) {
+      // x_i - m <= 0, or NaN for a NaN element, which the kernel maps to NaN as std::exp does.
       if constexpr (std::is_same_v<T, double>)
-        r.partials[i] = detail::exp_nonpositive(a[i] - m);
+        p[i] = detail::exp_nonpositive(a[i] - m);
       else
-        r.partials[i] = exp(a[i] - m);
+        p[i] = exp(a[i] - m);
+      s = s + p[i];
     }
-    T s = r.partials[0];
-    for (std::size_t i = 1; i < n; ++i) s = s + r.partials[i];
-    r.value = m + log(s);
     const T inv = T(1) / s;
-    for (std::size_t i = 0; i < n; ++i) r.partials[i] = r.partials[i] * inv;
-    return r;
+    for (std::size_t i = 0; i < n; ++i) p[i] *= inv;
+    return p;
   }
 };
 
