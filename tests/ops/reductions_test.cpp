@@ -274,12 +274,12 @@ TEST_CASE("static mean, prod and dot: in constant expressions and in float", "[o
   for (const float g : m.gradient) CHECK(g == Approx(1.0f / 3.0f).epsilon(1e-7));
 }
 
-// --- prod and log_sum_exp are fused rules: one call gives the value and the partials ----------
+// --- prod and log_sum_exp over longer packs, and shared ---------------------------------------
 
-TEST_CASE("static prod: the value is the product as written, the partials come with it",
+TEST_CASE("static prod: the value is the product as written, each partial that of the others",
           "[ops][reductions]") {
-  // prod's value is its last prefix product, (((x0 x1) x2) ...) as the formula is written:
-  // bitwise the left fold; each partial is the product of the others to a few ulps.
+  // prod's value is (((x0 x1) x2) ...) as the formula is written: bitwise the left fold; each
+  // partial is the product of the others to a few ulps.
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> near_one(0.9, 1.1);
   std::array<double, 40> x{};

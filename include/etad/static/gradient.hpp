@@ -193,7 +193,7 @@ constexpr void or_bits(std::array<std::uint64_t, W>& to, const std::array<std::u
 /// whenever it is seeded with an adjoint other than 0: those reached from E through
 /// differentiable rules without a gate (a gated rule such as select decides at run time which of
 /// its children receive). A variable template, so each distinct subexpression type is computed
-/// once: an expression whose tree repeats a subexpression (e = e * e, twenty times) has few types
+/// once: an expression whose tree repeats a subexpression (e = hypot(e, e), K times) has few types
 /// and an exponential number of occurrences, which a walk of the tree would visit one by one.
 template <class E, std::size_t N>
 inline constexpr std::array<std::uint64_t, (N + 63) / 64> surely_reached_v = [] {
