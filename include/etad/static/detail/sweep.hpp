@@ -136,7 +136,8 @@ inline constexpr typename kids_of<E, S>::type empty_kids{};
 // receives one, k times its own for k occurrences, and the subtrees that hold nothing else that
 // needs a partial (earlier occurrences, constants) are not visited. For c x x x that is
 // 3 * (c x x), where the plain reverse sweep computes and adds three partials. Values are
-// untouched (they are computed as written); gradients change only by rounding.
+// untouched (they are computed as written); gradients change only by rounding. The list of
+// factors is bounded (product_factor_limit, below).
 
 template <class E>
 inline constexpr bool is_product_node_v = false;
@@ -148,18 +149,36 @@ inline constexpr bool is_constant_leaf_v = false;
 template <class T>
 inline constexpr bool is_constant_leaf_v<constant<T>> = true;
 
-/// The factors of E, left to right: E itself unless it is a product node.
+/// A product tree is flattened into one list of at most this many factors. Where its children's
+/// factors would make more, the node's factors are its children as they are (product nodes
+/// included, each then differentiated as a product of its own): the list, and the plan's work
+/// on it (quadratic in its length), stay bounded. Without the bound, squaring k times over
+/// (e = e * e, a DAG of k + 1 types) made a list of 2^k factors: k = 10 exceeded g++'s
+/// constexpr limit after 40 s, and k = 20 its memory.
+inline constexpr std::size_t product_factor_limit = 64;
+
+/// The factors of E, left to right: E itself unless it is a product node; for a product node,
+/// its children's factors when they are at most product_factor_limit together (`flat`), else
+/// its children.
 template <class E>
 struct factors_of {
   using type = boost::mp11::mp_list<E>;
+  static constexpr bool flat = false;
 };
 template <class Op, class... C>
   requires is_product_v<Op>
 struct factors_of<node<Op, C...>> {
-  using type = boost::mp11::mp_append<typename factors_of<C>::type...>;
+  static constexpr bool flat =
+      (boost::mp11::mp_size<typename factors_of<C>::type>::value + ... + 0) <= product_factor_limit;
+  using type = boost::mp11::mp_if_c<flat, boost::mp11::mp_append<typename factors_of<C>::type...>,
+                                    boost::mp11::mp_list<C...>>;
 };
 template <class E>
 inline constexpr std::size_t factor_count_v = boost::mp11::mp_size<typename factors_of<E>::type>::value;
+/// How many positions of its parent's plan the child C takes: its factors when the parent is
+/// flattened, else one (C itself).
+template <bool ParentFlat, class C>
+inline constexpr std::size_t factor_span_v = ParentFlat ? factor_count_v<C> : 1;
 
 /// What each factor of a product receives: 0 (nothing: a constant, or an earlier occurrence of a
 /// repeated input-only factor), 1, or k for the last of k occurrences.
@@ -605,7 +624,8 @@ struct sweep {
     static_assert(!is_gated_v<Op>, "etad: a product rule cannot be gated; drop `product` or `gated`");
     const auto& k = kids(fr);
     [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
-      constexpr std::array<std::size_t, E::arity> size{factor_count_v<child_t_of<E, I>>...};
+      constexpr bool flat = factors_of<E>::flat;
+      constexpr std::array<std::size_t, E::arity> size{factor_span_v<flat, child_t_of<E, I>>...};
       constexpr std::array<std::size_t, E::arity> start = [&] {
         std::array<std::size_t, E::arity> s{};
         for (std::size_t i = 1; i < E::arity; ++i) s[i] = s[i - 1] + size[i - 1];
@@ -615,18 +635,20 @@ struct sweep {
           e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
       check_partials<Op, E::arity, decltype(p)>();
       if constexpr (is_tuple_like_v<decltype(p)>)
-        in_order({(product_factor<Plan, At + start[I]>(detail::get<I>(e.children),
+        in_order({(product_factor<Plan, At + start[I], flat>(detail::get<I>(e.children),
                                                        detail::get<I>(k), adj,
                                                        static_cast<S>(std::get<I>(p))),
                    0)...});
     }(std::make_index_sequence<E::arity>{});
   }
 
-  template <class Plan, std::size_t At, class C>
+  /// Child c of a product node in Plan, at position At; Flat: whether its parent's factors are
+  /// its children's (then a product child is walked as part of the plan), or its children.
+  template <class Plan, std::size_t At, bool Flat, class C>
   ETAD_SWEEP_INLINE constexpr void product_factor(const C& c, const frame<C, S>& cf, const S& adj,
                                                   const S& p) {
-    if constexpr (Plan::reaches(At, At + factor_count_v<C>)) {
-      if constexpr (is_product_node_v<C>)
+    if constexpr (Plan::reaches(At, At + factor_span_v<Flat, C>)) {
+      if constexpr (Flat && is_product_node_v<C>)
         backward_product<Plan, At>(c, cf, adj * p);
       else if constexpr (Plan::weight[At] == 1)
         backward(c, cf, adj * p);
