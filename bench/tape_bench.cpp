@@ -4,7 +4,8 @@
 // (etad_static). Names: <problem>:<implementation>/<size>.
 // etad_tape is each problem written the way etad's API offers for it (reductions, map_sum,
 // quadratic_form, map_sum with rows_times; statements of whole expressions for the scalar
-// problems). Variants: etad_tape_scalar (the same problem written element by element or row by
+// problems; a variable block as the inputs of the reductions and of quadratic_form). Variants:
+// etad_tape_reals (those with a vector of reals as the inputs), etad_tape_scalar (the same problem written element by element or row by
 // row, as with a tape without those APIs), etad_tape_matvec (regression with matvec, then
 // map_sum) and etad_tape_gradients (sum through the allocating gradients() instead of
 // gradient(..., out)).
@@ -116,6 +117,8 @@ const bool registered = [] {
     add_tape<P, &P::etad_tape>("etad_tape");
     if constexpr (requires { &P::etad_tape_scalar; })
       add_tape<P, &P::etad_tape_scalar>("etad_tape_scalar");
+    if constexpr (requires { &P::etad_tape_reals; })
+      add_tape<P, &P::etad_tape_reals>("etad_tape_reals");
     if constexpr (requires { &P::etad_tape_matvec; })
       add_tape<P, &P::etad_tape_matvec>("etad_tape_matvec");
     if constexpr (requires { &P::etad_tape_gradients; })

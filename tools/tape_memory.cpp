@@ -10,8 +10,8 @@
 //                          the etad_tape_scalar and etad_tape_matvec variants
 //   tape_memory run PROBLEM IMPL SIZE ITERATIONS
 //                          evaluates one implementation (value, handwritten, etad_static
-//                          (chain; the reductions at static_sizes_of), etad_tape, etad_tape_scalar, etad_tape_matvec,
-//                          etad_tape_gradients,
+//                          (chain; the reductions at static_sizes_of), etad_tape, etad_tape_reals,
+//                          etad_tape_scalar, etad_tape_matvec, etad_tape_gradients,
 //                          adolc, sacado_rad) ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf (adolc and sacado_rad when
 //                          tools/tape_memory.sh found them)
@@ -183,6 +183,12 @@ int run_one(std::string_view impl, long size, long iterations) {
     if (impl == "etad_tape_scalar") {
       check(p.etad_tape_scalar(ws, g));
       return loop([&] { return p.etad_tape_scalar(ws, g); });
+    }
+  }
+  if constexpr (requires { p.etad_tape_reals(ws, g); }) {
+    if (impl == "etad_tape_reals") {
+      check(p.etad_tape_reals(ws, g));
+      return loop([&] { return p.etad_tape_reals(ws, g); });
     }
   }
   if constexpr (requires { p.etad_tape_matvec(ws, g); }) {

@@ -1,6 +1,7 @@
 // bench/problems/quadratic_form.hpp — quadratic_form/N: f(x) = x^T A x for a fixed N x N
-// matrix A (not symmetric); gradient (A + A^T) x. etad_tape: etad::quadratic_form(A, x), one
-// statement; etad_tape_scalar: v = A x by one dot(row, x) statement per row, then f = dot(x, v).
+// matrix A (not symmetric); gradient (A + A^T) x. etad_tape: etad::quadratic_form(A, x) over a
+// variable block, one statement; etad_tape_reals: the same over a vector of reals;
+// etad_tape_scalar: v = A x by one dot(row, x) statement per row, then f = dot(x, v).
 #pragma once
 
 #include "common.hpp"
@@ -70,8 +71,17 @@ public:
     t.gradient(f, ws.a, g);
     return f.value();
   }
-  // etad::quadratic_form: one statement of N partials ((A + A^T) x, from contiguous loops).
+  // etad::quadratic_form: one statement of N partials ((A + A^T) x, from contiguous loops), over
+  // a variable block (etad_tape) or a vector of reals (etad_tape_reals).
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
+    auto& t = ws.tape;
+    t.reset();
+    const auto x = t.variable_block(inputs());
+    const etad::real<double> f = etad::quadratic_form(a_, x);
+    t.gradient(f, x, g);
+    return f.value();
+  }
+  double etad_tape_reals(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
     t.reset();
     ws.a.resize(inputs().size());

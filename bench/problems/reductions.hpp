@@ -1,5 +1,6 @@
 // bench/problems/reductions.hpp — sum/N, prod/N, log_sum_exp/N: one reduction over N inputs,
-// gradient with respect to all N. etad_tape uses etad's reduction (one statement of N partials);
+// gradient with respect to all N. etad_tape uses etad's reduction over a variable block (one
+// statement of N partials); etad_tape_reals the same reduction over a vector of N reals;
 // etad_tape_scalar writes the loop element by element (N - 1 statements of 2 partials), as one
 // would with a tape that has no reductions. etad_static<N> (sizes fixed at compile time, see
 // static_sizes_of in all.hpp) is etad::gradient over a std::array: the reduction of a pack of N
@@ -59,6 +60,13 @@ inline std::span<const etad::real<double>> record_variables(etad_workspace& ws,
   return ws.a;
 }
 
+/// Resets the tape, then records the current point as one variable block (the tape keeps the
+/// values; no real is written per input).
+inline etad::variable_block<double> record_block(etad_workspace& ws, std::span<const double> x) {
+  ws.tape.reset();
+  return ws.tape.variable_block(x);
+}
+
 /// Gradient of target with respect to every real of ws.a into g (etad's allocation-free
 /// many-source gradient). Returns the value.
 inline double gradient_of(etad_workspace& ws, const etad::real<double>& target,
@@ -94,6 +102,12 @@ public:
     return value();
   }
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
+    const auto x = record_block(ws, inputs());
+    etad::real<double> s = etad::sum(x);
+    ws.tape.gradient(s, x, g);
+    return s.value();
+  }
+  double etad_tape_reals(etad_workspace& ws, std::span<double> g) const {
     etad::real<double> s = etad::sum(record_variables(ws, inputs()));
     return gradient_of(ws, s, g);
   }
@@ -149,6 +163,12 @@ public:
     return prefix;
   }
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
+    const auto x = record_block(ws, inputs());
+    etad::real<double> p = etad::prod(x);
+    ws.tape.gradient(p, x, g);
+    return p.value();
+  }
+  double etad_tape_reals(etad_workspace& ws, std::span<double> g) const {
     etad::real<double> p = etad::prod(record_variables(ws, inputs()));
     return gradient_of(ws, p, g);
   }
@@ -204,6 +224,12 @@ public:
     return m + std::log(s);
   }
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
+    const auto x = record_block(ws, inputs());
+    etad::real<double> r = etad::log_sum_exp(x);
+    ws.tape.gradient(r, x, g);
+    return r.value();
+  }
+  double etad_tape_reals(etad_workspace& ws, std::span<double> g) const {
     etad::real<double> r = etad::log_sum_exp(record_variables(ws, inputs()));
     return gradient_of(ws, r, g);
   }

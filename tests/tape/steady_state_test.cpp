@@ -230,3 +230,33 @@ TEST_CASE("tape steady state: dot of two ranges, matvec and variables() allocate
   }
   CHECK(now().allocations - before_3.allocations == 0);
 }
+
+TEST_CASE("tape steady state: variable blocks, their reductions and gradient allocate nothing",
+          "[tape][steady_state]") {
+  using namespace tss;
+  etad::tape t;
+  counts before_3{};
+  std::size_t reserved_after_2 = 0;
+  std::vector<double> x(100);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.01 * static_cast<double>(i);
+  const std::array<double, 4> matrix{2.0, 0.5, 0.5, 1.0};
+  std::vector<double> g(x.size()), h(2);
+  for (int round = 1; round <= 100; ++round) {
+    if (round == 3) before_3 = now();
+    const auto b = t.variable_block(x);
+    const auto c = t.variable_block(std::span<const double>(x).first(2));
+    const real s = etad::sum(b) + etad::mean(b) + etad::squared_norm(b) + etad::prod(b) +
+                   etad::log_sum_exp(b) + etad::dot(b, x) + etad::quadratic_form(matrix, c);
+    t.gradient(s, b, g);
+    t.reset();
+    if (round == 2) reserved_after_2 = t.reserved_bytes();
+  }
+  CHECK(now().allocations - before_3.allocations == 0);
+  CHECK(t.reserved_bytes() == reserved_after_2);
+  // d/dx_0 of sum + mean + squared_norm + prod + log_sum_exp + dot at x_0 = 0: 1, 1/100, 2 x_0 = 0,
+  // the product of x_1 .. x_99, e^0 / sum e^x_i, x_0 = 0.
+  double others = 1, z = 0;
+  for (std::size_t i = 1; i < x.size(); ++i) others *= x[i];
+  for (double v : x) z += std::exp(v);
+  CHECK(g[0] == Approx(1 + 0.01 + 0 + others + 1 / z + 0).epsilon(1e-12));
+}

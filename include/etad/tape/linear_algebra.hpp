@@ -28,22 +28,17 @@ std::span<const T> values_of(std::span<const real<T>> x) {
   for (std::size_t i = 0; i < x.size(); ++i) v[i] = x[i].value();
   return v;
 }
-}  // namespace detail
-
-/// x^T A x for a constant n x n matrix A (row-major, n*n numbers) and n reals x.
-/// Partials (A + A^T) x. One statement with n partials (none for a constant element of x).
-template <detail::real_range R, class M>
-  requires detail::number_range<M, typename detail::real_of<R>::value_type>
-auto quadratic_form(const M& matrix, const R& range) {
-  using T = typename detail::real_of<R>::value_type;
-  std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  const std::size_t n = x.size();
-  if (std::ranges::size(matrix) != n * n)
-    throw error("etad: quadratic_form needs an n x n matrix for n = " + std::to_string(n) +
-                " values, but the matrix has " + std::to_string(std::ranges::size(matrix)) +
-                " entries; pass the matrix row-major with n*n entries");
-  const auto* a = std::ranges::data(matrix);
-  const std::span<const T> xv = detail::values_of<T>(x);
+/// x^T A x's value, A x and A^T x (thread-local vectors, valid until the next call), for the
+/// values xv of x (n of them, A n x n row-major).
+template <class T>
+struct quadratic_form_result {
+  T value;
+  const T* ax;
+  const T* atx;
+};
+template <class T, class N>
+quadratic_form_result<T> quadratic_form_parts(const N* a, std::span<const T> xv) {
+  const std::size_t n = xv.size();
   thread_local std::vector<T> ax, atx;
   ax.assign(n, T(0));
   atx.assign(n, T(0));
@@ -63,8 +58,46 @@ auto quadratic_form(const M& matrix, const R& range) {
     ax[i] = s;
     value += xi * s;
   }
-  return detail::vector_statement<T>(x, value, [&](T* p) {
-    for (std::size_t i = 0; i < n; ++i) p[i] = ax[i] + atx[i];
+  return {value, ax.data(), atx.data()};
+}
+
+/// matvec's check of the out form's shape: entries == m * n.
+inline void require_matvec_shape(std::size_t entries, std::size_t m, std::size_t n) {
+  if (entries != m * n)
+    throw error("etad: matvec needs an m x n matrix (row-major, m*n entries) for n = " +
+                std::to_string(n) + " values and m = " + std::to_string(m) +
+                " outputs, but the matrix has " + std::to_string(entries) + " entries");
+}
+/// The number of rows m = entries / n of matvec's inferred shape (0 for n = 0 and no entries).
+inline std::size_t matvec_rows(std::size_t entries, std::size_t n) {
+  if (n == 0 ? entries != 0 : entries % n != 0)
+    throw error("etad: matvec needs an m x n matrix for n = " + std::to_string(n) +
+                " values, but the matrix has " + std::to_string(entries) +
+                " entries; pass the matrix row-major with m*n entries");
+  return n == 0 ? 0 : entries / n;
+}
+
+/// The error of quadratic_form for a matrix of the wrong size.
+inline void require_square(std::size_t entries, std::size_t n) {
+  if (entries != n * n)
+    throw error("etad: quadratic_form needs an n x n matrix for n = " + std::to_string(n) +
+                " values, but the matrix has " + std::to_string(entries) +
+                " entries; pass the matrix row-major with n*n entries");
+}
+}  // namespace detail
+
+/// x^T A x for a constant n x n matrix A (row-major, n*n numbers) and n reals x.
+/// Partials (A + A^T) x. One statement with n partials (none for a constant element of x).
+template <detail::real_range R, class M>
+  requires detail::number_range<M, typename detail::real_of<R>::value_type>
+auto quadratic_form(const M& matrix, const R& range) {
+  using T = typename detail::real_of<R>::value_type;
+  std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
+  const std::size_t n = x.size();
+  detail::require_square(std::ranges::size(matrix), n);
+  const auto parts = detail::quadratic_form_parts<T>(std::ranges::data(matrix), detail::values_of<T>(x));
+  return detail::vector_statement<T>(x, parts.value, [&](T* p) {
+    for (std::size_t i = 0; i < n; ++i) p[i] = parts.ax[i] + parts.atx[i];
   });
 }
 
@@ -79,11 +112,7 @@ void matvec(const M& matrix, const R& range, std::span<real<typename detail::rea
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   const std::size_t n = x.size();
-  const std::size_t size = std::ranges::size(matrix);
-  if (size != out.size() * n)
-    throw error("etad: matvec needs an m x n matrix (row-major, m*n entries) for n = " +
-                std::to_string(n) + " values and m = " + std::to_string(out.size()) +
-                " outputs, but the matrix has " + std::to_string(size) + " entries");
+  detail::require_matvec_shape(std::ranges::size(matrix), out.size(), n);
   const std::less<const real<T>*> before;  // a total order, also for unrelated arrays
   if (before(out.data(), x.data() + n) && before(x.data(), out.data() + out.size())) {
     thread_local std::vector<real<T>> scratch;  // reused: no allocation in steady state
@@ -116,13 +145,68 @@ template <detail::real_range R, class M>
 auto matvec(const M& matrix, const R& range) {
   using T = typename detail::real_of<R>::value_type;
   const std::size_t n = std::ranges::size(range);
-  const std::size_t size = std::ranges::size(matrix);
-  if (n == 0 ? size != 0 : size % n != 0)
-    throw error("etad: matvec needs an m x n matrix for n = " + std::to_string(n) +
-                " values, but the matrix has " + std::to_string(size) +
-                " entries; pass the matrix row-major with m*n entries");
-  std::vector<real<T>> y(n == 0 ? 0 : size / n);
+  std::vector<real<T>> y(detail::matvec_rows(std::ranges::size(matrix), n));
   if (!y.empty()) matvec(matrix, range, std::span<real<T>>(y));
+  return y;
+}
+
+/// x^T A x for the variables x of a block (see variable_block): as for a range of its reals.
+template <class M, class T>
+  requires detail::number_range<M, T>
+real<T> quadratic_form(const M& matrix, const variable_block<T>& x) {
+  const std::size_t n = x.size();
+  detail::require_square(std::ranges::size(matrix), n);
+  if (n == 0) return real<T>(T(0));
+  basic_tape<T>* t = detail::block_tape(x);
+  const auto parts = detail::quadratic_form_parts<T>(std::ranges::data(matrix), x.values());
+  return detail::block_statement<T>(
+      t, x,
+      [&](T* p) {
+        for (std::size_t i = 0; i < n; ++i) p[i] = parts.ax[i] + parts.atx[i];
+        return parts.value;
+      },
+      [&](std::span<const real<T>> r) { return quadratic_form(matrix, r); });
+}
+
+/// A x for the variables x of a block, written to out (m reals): as for a range of its reals.
+template <class M, class T>
+  requires detail::number_range<M, T>
+void matvec(const M& matrix, const variable_block<T>& x, std::span<real<T>> out) {
+  const std::size_t n = x.size();
+  detail::require_matvec_shape(std::ranges::size(matrix), out.size(), n);
+  if (n == 0) {
+    std::fill(out.begin(), out.end(), real<T>(T(0)));
+    return;
+  }
+  basic_tape<T>* t = detail::block_tape(x);
+  const auto* a = std::ranges::data(matrix);
+  const T* xv = x.values().data();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto* row = a + i * n;
+    out[i] = detail::block_statement<T>(
+        t, x,
+        [&](T* p) {
+          T s(0);
+          for (std::size_t j = 0; j < n; ++j) {
+            p[j] = static_cast<T>(row[j]);
+            s += p[j] * xv[j];
+          }
+          return s;
+        },
+        [&](std::span<const real<T>> r) {
+          real<T> y;
+          matvec(std::span(row, n), r, std::span<real<T>>(&y, 1));
+          return y;
+        });
+  }
+}
+/// A x as a new vector of m reals, m = entries / n (see matvec of a range of reals).
+template <class M, class T>
+  requires detail::number_range<M, T>
+std::vector<real<T>> matvec(const M& matrix, const variable_block<T>& x) {
+  const std::size_t n = x.size();
+  std::vector<real<T>> y(detail::matvec_rows(std::ranges::size(matrix), n));
+  if (!y.empty()) matvec(matrix, x, std::span<real<T>>(y));
   return y;
 }
 

@@ -206,7 +206,26 @@ auto rows_times(const M&, const R&) {
   return 0;
 }
 
+/// rows_times with a variable block as w: one sentence (rows_times refers to a range of reals,
+/// which a block does not hold).
+template <class M, class T>
+auto rows_times(const M&, const variable_block<T>&) {
+  static_assert(sizeof(M) == 0,
+                "etad: rows_times takes a contiguous range of reals as w, and a variable_block "
+                "holds no reals; store b.reals() in a named std::vector and pass that");
+  return 0;
+}
+
 namespace detail {
+/// map_sum's argument a, or, for a variable block, the vector of its reals.
+template <class A>
+decltype(auto) block_as_reals(const A& a) {
+  if constexpr (is_variable_block_v<A>)
+    return a.reals();
+  else
+    return (a);
+}
+
 /// A map_sum argument that is a range, but not a contiguous one (a std::list, a filtered view).
 template <class A>
 concept noncontiguous_argument = std::ranges::range<A> && !broadcast_range<A>;
@@ -406,6 +425,9 @@ auto map_sum(F f, const A&... args) {
   if constexpr (k == 0) {
     static_assert(k > 0, "etad: map_sum needs at least one argument after the function");
     return 0;
+  } else if constexpr ((detail::is_variable_block_v<A> || ...)) {
+    // A variable block maps as the range of its reals (made here, alive until map_sum returns).
+    return map_sum(f, detail::block_as_reals(args)...);
   } else if constexpr ((detail::noncontiguous_argument<A> || ...)) {
     static_assert(sizeof(F) == 0,
                   "etad: map_sum maps over contiguous ranges only (std::vector, std::array, "

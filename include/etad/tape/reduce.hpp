@@ -489,6 +489,278 @@ std::span<const E> pointer_range(const E* p, std::size_t n, const char* what) {
   return std::span<const E>(p, n);
 }
 
+/// A vector statement's error for a variable block of another tape or from before reset().
+[[noreturn]] inline void foreign_block_in_reduction() {
+  throw error("etad: a reduction uses a variable block made on another tape or before reset(); "
+              "a block is valid only on the tape, and in the epoch, that made it");
+}
+
+/// The tape a statement over the (non-empty) block b goes to: the active tape, or nullptr while
+/// recording is paused (then the value is a constant). etad::error with no tape, or for a block
+/// of another tape or epoch. Called before the block's values are read.
+template <class T>
+ETAD_ALWAYS_INLINE basic_tape<T>* block_tape(const variable_block<T>& b) {
+  if (paused_recording<T> != 0) return nullptr;
+  basic_tape<T>* t = basic_tape<T>::current();
+  if (t == nullptr) no_tape_for_reduction<T>();
+  if (b.epoch() != t->epoch()) [[unlikely]]
+    foreign_block_in_reduction();
+  return t;
+}
+
+/// The statement of a reduction over a non-empty variable block, on t (from block_tape): a
+/// range statement over its indices. fill(p) writes one partial per variable into p and returns
+/// the value; with t == nullptr, into a scratch buffer, and the value is a constant. A block of
+/// 2^31 values or more (longer than a range statement holds) goes through its reals:
+/// over_reals(span of reals).
+template <class T, class Fill, class Reals>
+ETAD_ALWAYS_INLINE real<T> block_statement(basic_tape<T>* t, const variable_block<T>& b,
+                                           Fill&& fill, Reals&& over_reals) {
+  const std::size_t n = b.size();
+  if (t == nullptr) {
+    thread_local std::vector<T> scratch;  // reused: no allocation in steady state
+    scratch.resize(n);
+    return real<T>(T(fill(scratch.data())));  // (T first: on a nested tape, an outer real)
+  }
+  if (n >= range_flag) [[unlikely]] {
+    const std::vector<real<T>> x = b.reals();
+    return over_reals(std::span<const real<T>>(x));
+  }
+  index_t defined;
+  T* p = t->record_range(0, b.first_index(), n, false, T(0), defined).range;
+  const T v = fill(p);
+  return recorded_real<T>(v, defined, t->epoch());
+}
+
+/// The same when every partial is `scale` (sum, mean): no partials stored.
+template <class T>
+ETAD_ALWAYS_INLINE real<T> block_uniform_statement(basic_tape<T>* t, const variable_block<T>& b,
+                                                   const T& v, const T& scale) {
+  if (t == nullptr) return real<T>(v);
+  const std::size_t n = b.size();
+  if (n >= range_flag) [[unlikely]] {
+    const std::vector<real<T>> x = b.reals();
+    return uniform_statement<T>(x, scan_scattered<T>(x, t), v, scale);
+  }
+  index_t defined;
+  t->record_range(0, b.first_index(), n, true, scale, defined);
+  return recorded_real<T>(v, defined, t->epoch());
+}
+
+/// Sum of v[0 .. n) in sum_lanes lanes, as scan_range sums.
+template <class T>
+ETAD_ALWAYS_INLINE T lane_total(const T* v, std::size_t n) {
+  lane_sum<T> s;
+  for_each_lane(n, [&](std::size_t k, auto lane) { s.add(lane, v[k]); });
+  return s.total();
+}
+
+/// The values of a span of reals as a function of the index (the reductions' bodies are written
+/// once, for reals and for variable blocks, over such a function).
+template <class T>
+ETAD_ALWAYS_INLINE auto values_of_reals(std::span<const real<T>> x) {
+  return [xs = x.data()](std::size_t i) -> const T& { return xs[i].value(); };
+}
+/// The same for an array of values (a variable block's).
+template <class T>
+ETAD_ALWAYS_INLINE auto values_at(const T* v) {
+  return [v](std::size_t i) -> const T& { return v[i]; };
+}
+/// visit for a variable block: nothing to check per element.
+struct no_visit {
+  ETAD_ALWAYS_INLINE void operator()(std::size_t) const noexcept {}
+};
+
+/// squared_norm's partials into p and its value, for n values x(0) .. x(n - 1).
+template <class T, class X, class Visit>
+ETAD_ALWAYS_INLINE T squared_norm_fill(std::size_t n, X&& x, T* p, Visit&& visit) {
+  lane_sum<T> s;
+  for_each_lane(n, [&](std::size_t i, auto lane) {
+    const T v = x(i);
+    visit(i);
+    s.add(lane, v * v);
+    p[i] = 2 * v;
+  });
+  return s.total();
+}
+
+/// dot's partials (the coefficients a) into p and its value, for n values x(0) .. x(n - 1).
+template <class T, class A, class X, class Visit>
+ETAD_ALWAYS_INLINE T dot_fill(std::size_t n, const A* a, X&& x, T* p, Visit&& visit) {
+  lane_sum<T> s;
+  for_each_lane(n, [&](std::size_t i, auto lane) {
+    visit(i);
+    p[i] = static_cast<T>(a[i]);
+    s.add(lane, p[i] * x(i));
+  });
+  return s.total();
+}
+
+/// prod's partials into p and its value (see prod), for n values x(0) .. x(n - 1);
+/// visit(k) is called for every k in the first pass.
+template <class T, class X, class Visit>
+ETAD_ALWAYS_INLINE T prod_fill(std::size_t n, X&& x, T* p, Visit&& visit) {
+  constexpr std::size_t lanes = prod_lanes;
+  if (n < 4 * lanes) {
+    T prefix(1);
+    for (std::size_t i = 0; i < n; ++i) {
+      visit(i);
+      p[i] = prefix;
+      prefix *= x(i);
+    }
+    T suffix(1);
+    for (std::size_t i = n; i-- > 0;) {
+      p[i] *= suffix;
+      suffix *= x(i);
+    }
+    return prefix;
+  }
+  // Parts [l q, (l + 1) q) for l < lanes - 1, and the last part [(lanes - 1) q, n).
+  const std::size_t q = n / lanes, last = (lanes - 1) * q;
+  std::array<T, lanes> pre, suf;
+  pre.fill(T(1));
+  suf.fill(T(1));
+  // Every loop over the parts is unrolled at compile time (std::get<L>): the chains' products
+  // then stay in registers.
+  const auto each_part = [](auto&& f) {
+    [&]<std::size_t... L>(std::index_sequence<L...>) {
+      (f(std::integral_constant<std::size_t, L>{}), ...);
+    }(std::make_index_sequence<detail::prod_lanes>{});
+  };
+  for (std::size_t i = 0; i < q; ++i)
+    each_part([&](auto l) {
+      const std::size_t k = l * q + i;
+      visit(k);
+      p[k] = std::get<l>(pre);
+      std::get<l>(pre) *= x(k);
+    });
+  for (std::size_t k = last + q; k < n; ++k) {
+    visit(k);
+    p[k] = pre[lanes - 1];
+    pre[lanes - 1] *= x(k);
+  }
+  for (std::size_t k = n; k-- > last + q;) {
+    p[k] *= suf[lanes - 1];
+    suf[lanes - 1] *= x(k);
+  }
+  for (std::size_t i = q; i-- > 0;)
+    each_part([&](auto l) {
+      const std::size_t k = l * q + i;
+      p[k] *= std::get<l>(suf);
+      std::get<l>(suf) *= x(k);
+    });
+  // Each part's partials times the product of the other parts, before and after it.
+  T before(1);
+  for (std::size_t l = 0; l < lanes; ++l) {
+    T after(1);
+    for (std::size_t m = l + 1; m < lanes; ++m) after *= suf[m];
+    const T scale = before * after;
+    const std::size_t from = l * q, to = l + 1 < lanes ? from + q : n;
+    for (std::size_t k = from; k < to; ++k) p[k] *= scale;
+    before *= pre[l];
+  }
+  return before;
+}
+
+/// log_sum_exp's maximum of x(0) .. x(n - 1), n >= 1, in 8 interleaved lanes (one dependent
+/// compare per element is the latency bound otherwise); `v > m ? v : m` in every lane and in the
+/// final combination, so NaN elements are skipped (and a NaN x(0) wins) exactly as in a plain
+/// loop.
+template <class T, class X>
+ETAD_ALWAYS_INLINE T max_of(std::size_t n, X&& x) {
+  T lanes[8];
+  for (T& l : lanes) l = x(0);
+  const std::size_t n8 = n / 8 * 8;
+  for (std::size_t i = 0; i < n8; i += 8)
+    for (std::size_t l = 0; l < 8; ++l) {
+      const T v = x(i + l);
+      lanes[l] = v > lanes[l] ? v : lanes[l];
+    }
+  // The lanes are combined pairwise (4, 2, 1 apart), in registers: a loop over the stored lanes
+  // made g++ store the vector of lanes and load it back element by element.
+  for (std::size_t w = 4; w >= 1; w /= 2)
+    for (std::size_t l = 0; l < w; ++l) lanes[l] = lanes[l + w] > lanes[l] ? lanes[l + w] : lanes[l];
+  T m = lanes[0];
+  for (std::size_t i = n8; i < n; ++i) m = x(i) > m ? x(i) : m;
+  return m;
+}
+template <class T>
+bool is_finite_max(const T& m) {
+  const T inf = infinity_of<T>();
+  if (m > -inf && m < inf) return true;  // (for nested reals, a comparison is an expression)
+  return false;
+}
+/// log_sum_exp when the maximum is not finite (all -inf: the value is -inf; some +inf or NaN):
+/// the shifted formula would be NaN, so the plain one, value and partials.
+template <class T, class X>
+T log_sum_exp_unshifted(std::size_t n, X&& x) {
+  using std::exp, std::log;
+  T s(0);
+  for (std::size_t i = 0; i < n; ++i) s += exp(x(i));
+  return log(s);
+}
+template <class T, class X>
+void log_sum_exp_unshifted_partials(std::size_t n, X&& x, const T& v, T* p) {
+  using std::exp;
+  for (std::size_t i = 0; i < n; ++i) p[i] = exp(x(i) - v);
+}
+/// log_sum_exp's partials into p and its value, around a finite maximum m of x(0) .. x(n - 1).
+/// For double, one exp per element by etad's branch-free kernel for x <= 0 (x_i - m <= 0 here,
+/// and NaN for a NaN element), in a loop of its own that the compiler vectorizes; the shifted
+/// exponentials are summed in lanes, then scaled by 1/s. With Buffered (a variable block: its
+/// values sit on a cache line boundary), up to 16 exponentials go to an aligned local array
+/// first, so that the sum reads back what whole-line stores wrote (forwarded from the store
+/// buffer; p, the tape's partials, has no such alignment); then p = e / s in one pass.
+/// Other types: std::exp, one loop.
+template <class T, bool Buffered, class X, class Visit>
+ETAD_ALWAYS_INLINE T log_sum_exp_fill(std::size_t n, X&& x, const T& m, T* p, Visit&& visit) {
+  using std::exp, std::log;
+  if constexpr (std::is_same_v<T, double>) {
+    if constexpr (Buffered) {
+      if (n <= 16) {
+        alignas(64) T e[16];
+        for (std::size_t i = 0; i < n; ++i) e[i] = exp_nonpositive(x(i) - m);
+        lane_sum<T> sum;
+        for_each_lane(n, [&](std::size_t i, auto lane) { sum.add(lane, e[i]); });
+        const T s = sum.total();
+        const T inv = T(1) / s;
+        for (std::size_t i = 0; i < n; ++i) {
+          visit(i);
+          p[i] = e[i] * inv;
+        }
+        return m + log(s);
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) p[i] = exp_nonpositive(x(i) - m);
+    lane_sum<T> sum;
+    for_each_lane(n, [&](std::size_t i, auto lane) { sum.add(lane, p[i]); });
+    const T s = sum.total();
+    // The range check rides on the scaling loop, not on the exp loop.
+    const T inv = T(1) / s;
+    for (std::size_t i = 0; i < n; ++i) {
+      visit(i);
+      p[i] *= inv;
+    }
+    return m + log(s);
+  } else {
+    // The shifted exponentials are written as partials while summing, then scaled in place by
+    // 1/s.
+    T s(0);
+    for (std::size_t i = 0; i < n; ++i) {
+      p[i] = exp(x(i) - m);
+      s += p[i];
+    }
+    // The range check rides on the scaling loop, not on the exp loop (where its state would
+    // be spilled around every call of exp).
+    const T inv = T(1) / s;
+    for (std::size_t i = 0; i < n; ++i) {
+      visit(i);
+      p[i] *= inv;
+    }
+    return m + log(s);
+  }
+}
+
 }  // namespace detail
 
 // sum, mean, squared_norm, prod and log_sum_exp of such a range: one sentence.
@@ -527,6 +799,15 @@ auto sum(const R& range) {
   return detail::uniform_statement<T>(x, info, s.total(), T(1));
 }
 
+/// sum of a block's variables (see variable_block): as sum of a range.
+template <class T>
+real<T> sum(const variable_block<T>& b) {
+  if (b.empty()) return real<T>(T(0));
+  basic_tape<T>* t = detail::block_tape(b);
+  return detail::block_uniform_statement<T>(t, b, detail::lane_total(b.values().data(), b.size()),
+                                            T(1));
+}
+
 /// mean of x_i (at least one element). Partials 1/n. Summed as sum() sums.
 template <detail::real_range R>
 auto mean(const R& range) {
@@ -546,14 +827,7 @@ auto squared_norm(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
   return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    detail::lane_sum<T> s;
-    detail::for_each_lane(x.size(), [&](std::size_t i, auto lane) {
-      const T v = x[i].value();
-      visit(i);
-      s.add(lane, v * v);
-      p[i] = 2 * v;
-    });
-    return s.total();
+    return detail::squared_norm_fill<T>(x.size(), detail::values_of_reals(x), p, visit);
   });
 }
 
@@ -566,13 +840,7 @@ auto dot(const R& range, const A& coefficients) {
   const auto* a = std::ranges::data(coefficients);
   detail::require_same_size<T>(x.size(), std::ranges::size(coefficients), "dot");
   return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    detail::lane_sum<T> s;
-    detail::for_each_lane(x.size(), [&](std::size_t i, auto lane) {
-      visit(i);
-      p[i] = static_cast<T>(a[i]);
-      s.add(lane, p[i] * x[i].value());
-    });
-    return s.total();
+    return detail::dot_fill<T>(x.size(), a, detail::values_of_reals(x), p, visit);
   });
 }
 template <class A, detail::real_range R>
@@ -628,6 +896,81 @@ auto dot(const X&, const Y&) {
   return detail::real_of_either<X, Y>();
 }
 
+// --- variable blocks -------------------------------------------------------------------------
+// The reductions of a block's variables (see variable_block): the same values, partials and
+// errors as of a range of its reals, b.reals(); one range statement over the block, its values
+// read contiguously, no index checked but the block's epoch.
+
+/// mean of a block's variables (at least one).
+template <class T>
+real<T> mean(const variable_block<T>& b) {
+  if (b.empty()) throw error("etad: mean() of an empty range; give at least one element");
+  basic_tape<T>* t = detail::block_tape(b);
+  const T inv = T(1) / static_cast<T>(b.size());
+  return detail::block_uniform_statement<T>(
+      t, b, detail::lane_total(b.values().data(), b.size()) * inv, inv);
+}
+
+/// sum of squares of a block's variables.
+template <class T>
+real<T> squared_norm(const variable_block<T>& b) {
+  if (b.empty()) return real<T>(T(0));
+  return detail::block_statement<T>(
+      detail::block_tape(b), b,
+      [&](T* p) {
+        return detail::squared_norm_fill<T>(b.size(), detail::values_at(b.values().data()), p,
+                                            detail::no_visit{});
+      },
+      [](std::span<const real<T>> x) { return squared_norm(x); });
+}
+
+/// sum of a_i x_i for a block's variables x and constant coefficients a.
+template <class T, class A>
+  requires detail::number_range<A, T>
+real<T> dot(const variable_block<T>& b, const A& coefficients) {
+  detail::require_same_size<T>(b.size(), std::ranges::size(coefficients), "dot");
+  if (b.empty()) return real<T>(T(0));
+  const auto* a = std::ranges::data(coefficients);
+  return detail::block_statement<T>(
+      detail::block_tape(b), b,
+      [&](T* p) {
+        return detail::dot_fill<T>(b.size(), a, detail::values_at(b.values().data()), p,
+                                   detail::no_visit{});
+      },
+      [&](std::span<const real<T>> x) { return dot(x, coefficients); });
+}
+template <class A, class T>
+  requires detail::number_range<A, T>
+real<T> dot(const A& coefficients, const variable_block<T>& b) {
+  return dot(b, coefficients);
+}
+/// dot of a block's variables with reals, or with another block's: through their reals.
+template <class T, class Y>
+  requires detail::real_range<Y> || std::is_same_v<Y, variable_block<T>>
+real<T> dot(const variable_block<T>& b, const Y& y) {
+  if constexpr (std::is_same_v<Y, variable_block<T>>)
+    return dot(b.reals(), y.reals());
+  else
+    return dot(b.reals(), y);
+}
+template <detail::real_range X, class T>
+real<T> dot(const X& x, const variable_block<T>& b) {
+  return dot(x, b.reals());
+}
+
+/// product of a block's variables.
+template <class T>
+real<T> prod(const variable_block<T>& b) {
+  if (b.empty()) return real<T>(T(1));
+  return detail::block_statement<T>(
+      detail::block_tape(b), b,
+      [&](T* p) {
+        return detail::prod_fill<T>(b.size(), detail::values_at(b.values().data()), p,
+                                    detail::no_visit{});
+      },
+      [](std::span<const real<T>> x) { return prod(x); });
+}
+
 /// product of x_i. Partials prod_{j != i} x_j, by prefix and suffix products (no division, so
 /// exact also when some x_i are zero). From 4 * prod_lanes elements on, the range is cut into
 /// prod_lanes parts whose prefix (and suffix) products run as interleaved chains, then are
@@ -638,68 +981,8 @@ template <detail::real_range R>
 auto prod(const R& range) {
   using T = typename detail::real_of<R>::value_type;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  constexpr std::size_t lanes = detail::prod_lanes;
   return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-    const std::size_t n = x.size();
-    if (n < 4 * lanes) {
-      T prefix(1);
-      for (std::size_t i = 0; i < n; ++i) {
-        visit(i);
-        p[i] = prefix;
-        prefix *= x[i].value();
-      }
-      T suffix(1);
-      for (std::size_t i = n; i-- > 0;) {
-        p[i] *= suffix;
-        suffix *= x[i].value();
-      }
-      return prefix;
-    }
-    // Parts [l q, (l + 1) q) for l < lanes - 1, and the last part [(lanes - 1) q, n).
-    const std::size_t q = n / lanes, last = (lanes - 1) * q;
-    std::array<T, lanes> pre, suf;
-    pre.fill(T(1));
-    suf.fill(T(1));
-    // Every loop over the parts is unrolled at compile time (std::get<L>): the chains' products
-    // then stay in registers.
-    const auto each_part = [](auto&& f) {
-      [&]<std::size_t... L>(std::index_sequence<L...>) {
-        (f(std::integral_constant<std::size_t, L>{}), ...);
-      }(std::make_index_sequence<detail::prod_lanes>{});
-    };
-    for (std::size_t i = 0; i < q; ++i)
-      each_part([&](auto l) {
-        const std::size_t k = l * q + i;
-        visit(k);
-        p[k] = std::get<l>(pre);
-        std::get<l>(pre) *= x[k].value();
-      });
-    for (std::size_t k = last + q; k < n; ++k) {
-      visit(k);
-      p[k] = pre[lanes - 1];
-      pre[lanes - 1] *= x[k].value();
-    }
-    for (std::size_t k = n; k-- > last + q;) {
-      p[k] *= suf[lanes - 1];
-      suf[lanes - 1] *= x[k].value();
-    }
-    for (std::size_t i = q; i-- > 0;)
-      each_part([&](auto l) {
-        const std::size_t k = l * q + i;
-        p[k] *= std::get<l>(suf);
-        std::get<l>(suf) *= x[k].value();
-      });
-    // Each part's partials times the product of the other parts, before and after it.
-    T before(1);
-    for (std::size_t l = 0; l < lanes; ++l) {
-      T after(1);
-      for (std::size_t m = l + 1; m < lanes; ++m) after *= suf[m];
-      const T scale = before * after;
-      const std::size_t from = l * q, to = l + 1 < lanes ? from + q : n;
-      for (std::size_t k = from; k < to; ++k) p[k] *= scale;
-      before *= pre[l];
-    }
-    return before;
+    return detail::prod_fill<T>(x.size(), detail::values_of_reals(x), p, visit);
   });
 }
 
@@ -720,74 +1003,50 @@ auto prod(const R& range) {
 template <detail::real_range R>
 auto log_sum_exp(const R& range) {
   using T = typename detail::real_of<R>::value_type;
-  using std::exp, std::log;
   std::span<const real<T>> x(std::ranges::data(range), std::ranges::size(range));
-  const T inf = detail::infinity_of<T>();
-  if (x.empty()) return real<T>(T(-inf));
-  // The maximum, in 8 interleaved lanes (one dependent compare per element is the latency
-  // bound otherwise); `v > m ? v : m` in every lane and in the final combination, so NaN
-  // elements are skipped (and a NaN x[0] wins) exactly as in a plain loop.
-  T lanes[8];
-  for (T& l : lanes) l = x[0].value();
-  const std::size_t n8 = x.size() / 8 * 8;
-  for (std::size_t i = 0; i < n8; i += 8)
-    for (std::size_t l = 0; l < 8; ++l) {
-      const T v = x[i + l].value();
-      lanes[l] = v > lanes[l] ? v : lanes[l];
-    }
-  // The lanes are combined pairwise (4, 2, 1 apart), in registers: a loop over the stored lanes
-  // made g++ store the vector of lanes and load it back element by element.
-  for (std::size_t w = 4; w >= 1; w /= 2)
-    for (std::size_t l = 0; l < w; ++l) lanes[l] = lanes[l + w] > lanes[l] ? lanes[l + w] : lanes[l];
-  T m = lanes[0];
-  for (std::size_t i = n8; i < x.size(); ++i) m = x[i].value() > m ? x[i].value() : m;
-  if (!(m > -inf && m < inf)) {
-    // All -inf (value -inf) or some +inf/NaN: the shifted formula would be NaN; use it plainly.
-    T s(0);
-    for (const auto& r : x) s += exp(r.value());
-    const T v = log(s);
+  if (x.empty()) return real<T>(T(-detail::infinity_of<T>()));
+  const auto val = detail::values_of_reals(x);
+  const T m = detail::max_of<T>(x.size(), val);
+  if (!detail::is_finite_max(m)) {
+    const T v = detail::log_sum_exp_unshifted<T>(x.size(), val);
     return detail::vector_statement<T>(x, v, [&](T* p) {
-      for (std::size_t i = 0; i < x.size(); ++i) p[i] = exp(x[i].value() - v);
+      detail::log_sum_exp_unshifted_partials<T>(x.size(), val, v, p);
     });
   }
-  if constexpr (std::is_same_v<T, double>) {
-    // One exp per element, by etad's branch-free kernel for x <= 0 (x_i - m <= 0 here, and NaN
-    // for a NaN element), in a loop of its own that the compiler vectorizes; the shifted
-    // exponentials are written as partials, summed in lanes, then scaled in place by 1/s.
-    return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-      const std::size_t n = x.size();
-      const real<T>* xs = x.data();
-      for (std::size_t i = 0; i < n; ++i) p[i] = detail::exp_nonpositive(xs[i].value() - m);
-      detail::lane_sum<T> sum;
-      detail::for_each_lane(n, [&](std::size_t i, auto lane) { sum.add(lane, p[i]); });
-      const T s = sum.total();
-      // The range check rides on the scaling loop, not on the exp loop.
-      const T inv = T(1) / s;
-      for (std::size_t i = 0; i < n; ++i) {
-        visit(i);
-        p[i] *= inv;
-      }
-      return m + log(s);
-    });
+  return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
+    return detail::log_sum_exp_fill<T, false>(x.size(), val, m, p, visit);
+  });
+}
+
+/// log_sum_exp of a block's variables (see variable_block): as log_sum_exp of a range.
+template <class T>
+real<T> log_sum_exp(const variable_block<T>& b) {
+  const std::size_t n = b.size();
+  if (n == 0) return real<T>(T(-detail::infinity_of<T>()));
+  basic_tape<T>* t = detail::block_tape(b);
+  const auto val = detail::values_at(b.values().data());
+  // Up to 16 values, one scalar loop: the values were just written (variable_block), and a
+  // vector load of them waits unless it matches the stores' shape; 8-byte loads are forwarded.
+  T m = val(0);
+  if (n <= 16) {
+    for (std::size_t i = 1; i < n; ++i) {
+      detail::no_vectorize();
+      m = val(i) > m ? val(i) : m;
+    }
   } else {
-    // One exp per element: the shifted exponentials are written as partials while summing,
-    // then scaled in place by 1/s.
-    return detail::checked_statement<T>(x, [&](T* p, auto&& visit) {
-      T s(0);
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        p[i] = exp(x[i].value() - m);
-        s += p[i];
-      }
-      // The range check rides on the scaling loop, not on the exp loop (where its state would
-      // be spilled around every call of exp).
-      const T inv = T(1) / s;
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        visit(i);
-        p[i] *= inv;
-      }
-      return m + log(s);
-    });
+    m = detail::max_of<T>(n, val);
   }
+  const auto over_reals = [](std::span<const real<T>> x) { return log_sum_exp(x); };
+  if (!detail::is_finite_max(m)) {
+    const T v = detail::log_sum_exp_unshifted<T>(n, val);
+    return detail::block_statement<T>(t, b, [&](T* p) {
+      detail::log_sum_exp_unshifted_partials<T>(n, val, v, p);
+      return v;
+    }, over_reals);
+  }
+  return detail::block_statement<T>(t, b, [&](T* p) {
+    return detail::log_sum_exp_fill<T, true>(n, val, m, p, detail::no_visit{});
+  }, over_reals);
 }
 
 // --- pointer and length --------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <etad/core/config.hpp>
 #include <etad/core/error.hpp>
 #include <etad/tape/detail/storage.hpp>
+#include <etad/tape/detail/value_arena.hpp>
 
 #include <algorithm>
 #include <array>
@@ -27,10 +28,14 @@ namespace etad {
 
 template <class T>
 class real;
+template <class T>
+class variable_block;
 
 namespace detail {
 template <class T>
 std::uint64_t key_of(const real<T>& r) noexcept;  // real.hpp
+template <class T>
+real<T> recorded_real(const T& v, index_t i, std::uint32_t epoch);  // real.hpp
 }  // namespace detail
 
 /// Tag for a tape that answers several gradient calls: etad::tape t{etad::persistent};
@@ -175,10 +180,17 @@ public:
     return out;
   }
 
+  /// One new variable per value, as one block (etad::variable_block): consecutive on the tape,
+  /// their values kept by the tape (a copy, made here) until reset(). Cheaper than variables()
+  /// for array code: no real is written per value, and the reductions and gradient() read the
+  /// values contiguously and know the indices without checking them.
+  etad::variable_block<T> variable_block(std::span<const T> values);
+
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
   void reset() {
     store_.clear();
+    block_values_.clear();
     leading_ = 0;
     epoch_ = detail::new_epoch();
     used_ = false;
@@ -195,7 +207,8 @@ public:
   std::size_t used_bytes() const noexcept { return store_.used_bytes(); }
   /// Bytes reserved for statements (kept across reset()).
   std::size_t reserved_bytes() const noexcept {
-    return store_.reserved_bytes() + adjoints_.capacity() * sizeof(T) + flags_.capacity();
+    return store_.reserved_bytes() + block_values_.reserved_bytes() +
+           adjoints_.capacity() * sizeof(T) + flags_.capacity();
   }
 
   /// d(target)/d(sources...): the total derivatives, zero for an unconnected source.
@@ -220,6 +233,17 @@ public:
     gradient_swept(target, sources, out);
   }
 
+  /// d(target)/d(sources[k]) written into out[k], for the variables of a block (zero for one the
+  /// target does not depend on); as gradient() of a range of reals, with no check of the
+  /// sources beyond the block's own (one tape, one epoch).
+  void gradient(const real<T>& target, const etad::variable_block<T>& sources, std::span<T> out);
+  /// The same into a new vector.
+  std::vector<T> gradient(const real<T>& target, const etad::variable_block<T>& sources) {
+    std::vector<T> out(sources.size());
+    gradient(target, sources, out);
+    return out;
+  }
+
   /// The sum over targets t_k, weighted by seeds w_k (default 1), of d t_k / d source_i: for each
   /// source, the total derivative (sources may be variables or intermediate values), or no value
   /// / zero for a source the targets do not depend on (options.unconnected_gradients).
@@ -231,6 +255,14 @@ public:
   static basic_tape* current() noexcept { return active(); }
   /// The tape that records now: current(), or nullptr while a stop_recording<T> lives.
   static basic_tape* recording() noexcept { return detail::recording_tape<T>; }
+
+  /// gradients() with the variables of a block as the sources.
+  std::vector<std::optional<T>> gradients(std::span<const real<T>> targets,
+                                          const etad::variable_block<T>& sources,
+                                          const gradient_options<T>& options = {}) {
+    const std::vector<real<T>> reals = sources.reals();
+    return gradients(targets, reals, options);
+  }
 
   /// Records a statement of n partials defining a new index; used by real<T> and by vector
   /// statements. Fill the returned arrays with the partials and their inputs' indices. Every
@@ -270,6 +302,10 @@ private:
     if (r.epoch() != 0 && r.epoch() != epoch_) [[unlikely]] foreign(what);
   }
   [[noreturn, gnu::noinline, gnu::cold]] static void foreign(const char* what);
+  [[noreturn, gnu::noinline, gnu::cold]] static void foreign_block() {
+    throw error("etad: a source block was made on another tape or before this tape's reset(); "
+                "take gradients on the tape that made it, before resetting it");
+  }
   // The size errors of variables() and gradient(), out of line: a message built in place took
   // stack space (and a realigned frame) in every call.
   [[noreturn, gnu::noinline, gnu::cold]] static void variables_size_mismatch(std::size_t values,
@@ -417,6 +453,7 @@ private:
   }
 
   detail::statement_store<T> store_;
+  detail::value_arena<T> block_values_;
   std::vector<T> adjoints_;
   std::vector<unsigned char> flags_;
   std::uint32_t epoch_;
@@ -467,6 +504,106 @@ void refresh_recording_tape() noexcept {
 #include <etad/tape/real.hpp>
 
 namespace etad {
+
+/// variable_block<T>: n independent variables made at once by basic_tape<T>::variable_block,
+/// with consecutive indices on that tape; the tape keeps their values (contiguous, aligned to a
+/// cache line) until it is reset. A handle, cheap to copy, valid while its tape lives and until
+/// its reset(), like the reals of that tape. b[k] is the k-th variable as a real; the
+/// reductions (sum, mean, dot, squared_norm, prod, log_sum_exp), map_sum, the linear algebra
+/// and basic_tape::gradient take the block itself. Array code gets the most from it: making a
+/// block writes n values (not n reals of 16 bytes), and a reduction over it reads the values
+/// contiguously and records its range without checking n indices.
+template <class T>
+class variable_block {
+public:
+  using value_type = real<T>;
+
+  /// An empty block (on no tape).
+  variable_block() = default;
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  /// The k-th variable (k < size()).
+  real<T> operator[](std::size_t k) const {
+    return detail::recorded_real<T>(values_[k], first_ + static_cast<detail::index_t>(k), epoch_);
+  }
+  /// The values, as given to variable_block().
+  std::span<const T> values() const noexcept { return {values_, size_}; }
+  /// The first variable's index (the k-th has first_index() + k); 0 for an empty block.
+  detail::index_t first_index() const noexcept { return first_; }
+  /// The epoch of the tape that made the block (see real::epoch).
+  std::uint32_t epoch() const noexcept { return epoch_; }
+  /// The variables as reals, in a new vector: for the functions that take a range of reals and
+  /// not a block (the reductions over a block need none).
+  std::vector<real<T>> reals() const {
+    std::vector<real<T>> r;
+    r.reserve(size_);
+    for (std::size_t k = 0; k < size_; ++k) r.push_back((*this)[k]);
+    return r;
+  }
+
+private:
+  friend class basic_tape<T>;
+  variable_block(const T* values, detail::index_t first, std::size_t n, std::uint32_t epoch)
+      : values_(values), first_(first), epoch_(epoch), size_(n) {}
+
+  const T* values_ = nullptr;
+  detail::index_t first_ = 0;
+  std::uint32_t epoch_ = 0;
+  std::size_t size_ = 0;
+};
+
+namespace detail {
+template <class A>
+inline constexpr bool is_variable_block_v = false;
+template <class T>
+inline constexpr bool is_variable_block_v<variable_block<T>> = true;
+}  // namespace detail
+
+template <class T>
+variable_block<T> basic_tape<T>::variable_block(std::span<const T> values) {
+  const std::size_t n = values.size();
+  if (n == 0) return {};
+  const detail::index_t first = store_.append_empty(n);
+  if (first == leading_ + 1) leading_ = first + static_cast<detail::index_t>(n) - 1;
+  T* __restrict v = block_values_.allocate(n);
+  const T* __restrict from = values.data();
+  for (std::size_t k = 0; k < n; ++k) v[k] = from[k];
+  return etad::variable_block<T>(v, first, n, epoch_);
+}
+
+template <class T>
+void basic_tape<T>::gradient(const real<T>& target, const etad::variable_block<T>& sources,
+                             std::span<T> out) {
+  const std::size_t m = sources.size();
+  if (out.size() != m) [[unlikely]]
+    gradient_size_mismatch(out.size(), m);
+  const detail::index_t f = sources.first_index();
+  if constexpr (std::is_floating_point_v<T>) {
+    // A reduction of the block's variables, taken right after it was recorded (see
+    // gradient_of_range): its partials are the answer.
+    if (m != 0 && !(used_ && !persistent_) && target.epoch() == epoch_ &&
+        sources.epoch() == epoch_ && target.index() == std::max(f, leading_) + 1) {
+      const auto r = store_.partials_over(target.index(), f, m);
+      if (r.partial != nullptr) {
+        copy_partials(r.partial, r.uniform, out.data(), m);
+        used_ = true;
+        return;
+      }
+    }
+  }
+  claim_gradient();
+  check(target, "a target");
+  if (m != 0 && sources.epoch() != epoch_) [[unlikely]]
+    foreign_block();
+  used_ = true;
+  const detail::index_t n = store_.size();
+  const detail::index_t lo = m == 0 ? n : std::max(f, leading_);
+  const T* adj = sweep_one(target.index(), lo, n);
+  const T* __restrict a = adj + f;
+  T* __restrict o = out.data();
+  for (std::size_t k = 0; k < m; ++k) o[k] = a[k];
+}
 
 template <class T>
 void basic_tape<T>::foreign(const char* what) {

@@ -1,0 +1,87 @@
+// etad/tape/detail/value_arena.hpp — where a tape keeps the values of its variable blocks: runs
+// of T that start on a 64-byte boundary, in chunks that never move (a block points at its
+// values), kept across reset() and reused.
+#pragma once
+
+#include <etad/core/config.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+namespace etad::detail {
+
+template <class T>
+class value_arena {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "etad: a tape's values must be trivially copyable");
+
+public:
+  /// Runs start this many bytes apart at least (a cache line): a block's values are then
+  /// written and read back in the same whole-line pieces, which the store buffer forwards.
+  static constexpr std::size_t alignment = 64;
+
+  value_arena() = default;
+  value_arena(const value_arena&) = delete;
+  value_arena& operator=(const value_arena&) = delete;
+  ~value_arena() {
+    for (const chunk& c : chunks_) ::operator delete(c.data, std::align_val_t(alignment));
+  }
+
+  /// Room for n values (uninitialized), valid until clear().
+  ETAD_ALWAYS_INLINE T* allocate(std::size_t n) {
+    if (current_ < chunks_.size() && n <= chunks_[current_].capacity - used_) {
+      T* p = chunks_[current_].data + used_;
+      // (capacity is a multiple of step: the rounded offset stays within it)
+      used_ = (used_ + n + step - 1) / step * step;
+      return p;
+    }
+    return allocate_slow(n);
+  }
+
+  /// Forgets every run; keeps the chunks.
+  void clear() noexcept {
+    current_ = 0;
+    used_ = 0;
+  }
+
+  std::size_t reserved_bytes() const noexcept {
+    std::size_t r = 0;
+    for (const chunk& c : chunks_) r += c.capacity * sizeof(T);
+    return r;
+  }
+
+private:
+  static constexpr std::size_t step = std::max<std::size_t>(1, alignment / sizeof(T));
+  static constexpr std::size_t first_capacity = 1024;  // values (a multiple of step)
+
+  struct chunk {
+    T* data;
+    std::size_t capacity;
+  };
+
+  [[gnu::noinline]] T* allocate_slow(std::size_t n) {
+    // The next chunk that holds n values (kept chunks too small for n stay for later rounds),
+    // or a new one, twice the last one's size at least.
+    std::size_t next = chunks_.empty() || used_ == 0 ? current_ : current_ + 1;
+    while (next < chunks_.size() && chunks_[next].capacity < n) ++next;
+    if (next == chunks_.size()) {
+      std::size_t capacity = chunks_.empty() ? first_capacity : 2 * chunks_.back().capacity;
+      capacity = std::max(capacity, (n + step - 1) / step * step);
+      chunks_.reserve(chunks_.size() + 1);
+      void* data = ::operator new(capacity * sizeof(T), std::align_val_t(alignment));
+      chunks_.push_back({static_cast<T*>(data), capacity});
+    }
+    current_ = next;
+    used_ = 0;
+    return allocate(n);
+  }
+
+  std::vector<chunk> chunks_;
+  std::size_t current_ = 0;  // the chunk runs are taken from
+  std::size_t used_ = 0;     // values of it taken
+};
+
+}  // namespace etad::detail
