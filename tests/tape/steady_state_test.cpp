@@ -253,10 +253,21 @@ TEST_CASE("tape steady state: variable blocks, their reductions and gradient all
   }
   CHECK(now().allocations - before_3.allocations == 0);
   CHECK(t.reserved_bytes() == reserved_after_2);
-  // d/dx_0 of sum + mean + squared_norm + prod + log_sum_exp + dot at x_0 = 0: 1, 1/100, 2 x_0 = 0,
-  // the product of x_1 .. x_99, e^0 / sum e^x_i, x_0 = 0.
-  double others = 1, z = 0;
-  for (std::size_t i = 1; i < x.size(); ++i) others *= x[i];
+  // d/dx_i of sum + mean + squared_norm + prod + log_sum_exp + dot at x_i = i / 100: 1, 1/100,
+  // 2 x_i, the product of the others, e^x_i / sum e^x_j, x_i (the coefficients are x itself).
+  double z = 0;
   for (double v : x) z += std::exp(v);
-  CHECK(g[0] == Approx(1 + 0.01 + 0 + others + 1 / z + 0).epsilon(1e-12));
+  for (const std::size_t i : {0u, 50u, 99u}) {
+    double others = 1;
+    for (std::size_t j = 0; j < x.size(); ++j)
+      if (j != i) others *= x[j];
+    CAPTURE(i);
+    CHECK(g[i] == Approx(1 + 0.01 + 2 * x[i] + others + std::exp(x[i]) / z + x[i]).epsilon(1e-12));
+  }
+  // quadratic_form's block: (A + A^T) c at c = (0, 0.01), A = [[2, .5], [.5, 1]].
+  etad::tape u;
+  const auto c = u.variable_block(std::span<const double>(x).first(2));
+  const real q = etad::quadratic_form(matrix, c);
+  u.gradient(q, c, h);
+  CHECK(h == std::vector<double>{2 * (0.5 * 0.01), 2 * (1.0 * 0.01)});
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <random>
@@ -116,29 +117,43 @@ TEST_CASE("variable_block: the reductions against their closed forms", "[tape][b
   }
 }
 
-TEST_CASE("variable_block: the same as the reductions of its reals", "[tape][block]") {
-  // Both from one tape (values and gradients bit for bit: the same loops over the same values).
-  const std::vector<double> x = seeded(37, 5, -3.0, 3.0);
-  etad::tape t{etad::persistent};
-  const auto b = t.variable_block(x);
-  const std::vector<real> r = b.reals();
-  const std::vector<real> targets_b{etad::sum(b), etad::squared_norm(b), etad::prod(b),
-                                    etad::log_sum_exp(b)};
-  const std::vector<real> targets_r{etad::sum(r), etad::squared_norm(r), etad::prod(r),
-                                    etad::log_sum_exp(r)};
-  for (std::size_t k = 0; k < targets_b.size(); ++k) {
-    CAPTURE(k);
-    CHECK(targets_b[k].value() == targets_r[k].value());
-    CHECK(t.gradient(targets_b[k], b) == t.gradient(targets_r[k], b));
+TEST_CASE("variable_block: the same as the functions of its reals", "[tape][block]") {
+  // Every function over a block and over its reals, from one tape: the values and the gradients
+  // agree bit for bit (the same loops over the same values), at a size where log_sum_exp takes
+  // its short path for blocks (10) and one where it does not (37).
+  for (const std::size_t n : {10u, 37u}) {
+    CAPTURE(n);
+    const std::vector<double> x = seeded(n, 5 + n, -3.0, 3.0);
+    const std::vector<double> a = seeded(n, 6 + n, -1.0, 1.0);
+    const std::vector<double> A = seeded(n * n, 7 + n, -1.0, 1.0);
+    etad::tape t{etad::persistent};
+    const auto b = t.variable_block(x);
+    const std::vector<real> r = b.reals();
+    const auto over = [&](const auto& v) {
+      return std::vector<real>{etad::sum(v),        etad::mean(v),
+                               etad::squared_norm(v), etad::prod(v),
+                               etad::log_sum_exp(v),  etad::dot(v, a),
+                               etad::quadratic_form(A, v), etad::matvec(A, v)[n / 2],
+                               etad::map_sum([](auto e, auto c) { return sin(e) * c; }, v, a)};
+    };
+    const std::vector<real> targets_b = over(b), targets_r = over(r);
+    for (std::size_t k = 0; k < targets_b.size(); ++k) {
+      CAPTURE(k);
+      CHECK(targets_b[k].value() == targets_r[k].value());
+      std::vector<double> gb(n), gr(n);
+      t.gradient(targets_b[k], b, gb);
+      t.gradient(targets_r[k], r, gr);
+      CHECK(gb == gr);
+    }
+    // gradients() with a block as the sources, options included.
+    const std::vector<double> seeds(targets_b.size(), 0.5);
+    const auto via_block = t.gradients(
+        targets_b, b, {.output_gradients = seeds, .unconnected_gradients = etad::unconnected::zero});
+    const auto via_reals = t.gradients(
+        targets_r, r, {.output_gradients = seeds, .unconnected_gradients = etad::unconnected::zero});
+    REQUIRE(via_block.size() == n);
+    CHECK(via_block == via_reals);
   }
-  // gradients() with a block as the sources, options included.
-  const std::vector<double> seeds{2.0, -1.0, 0.5, 3.0};
-  const auto via_block =
-      t.gradients(targets_b, b, {.output_gradients = seeds, .unconnected_gradients = etad::unconnected::zero});
-  const auto via_reals =
-      t.gradients(targets_r, r, {.output_gradients = seeds, .unconnected_gradients = etad::unconnected::zero});
-  REQUIRE(via_block.size() == x.size());
-  CHECK(via_block == via_reals);
 }
 
 TEST_CASE("variable_block: log_sum_exp's special values, as for a range of reals", "[tape][block]") {
@@ -244,9 +259,8 @@ TEST_CASE("variable_block: gradients through several statements and blocks", "[t
   const real f = etad::sum(b1) * etad::prod(b2) + b1[0] * b2[1];
   CHECK(f.value() == 6.0 * 2.0 + 4.0);
   std::vector<double> g1(3), g2(2);
-  etad::tape* tp = &t;
-  // A non-persistent tape answers one gradient call; the second block's comes from gradients().
-  tp->gradient(f, b1, g1);
+  // A non-persistent tape answers one gradient call; the second block's on a second tape.
+  t.gradient(f, b1, g1);
   CHECK(g1 == std::vector<double>{2.0 + 4.0, 2.0, 2.0});
   etad::tape t2{etad::persistent};
   const auto c1 = t2.variable_block(std::vector<double>{1.0, 2.0, 3.0});
@@ -279,6 +293,58 @@ TEST_CASE("variable_block: values stay put while the tape grows, and across rese
   }
 }
 
+TEST_CASE("variable_block: values start on a cache line, whatever the size of T", "[tape][block]") {
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; };
+  {
+    etad::tape t;
+    bool ok = true;
+    for (std::size_t k = 1; k < 40; ++k) ok = ok && aligned(t.variable_block(seeded(k, 1, 0, 1)).values().data());
+    CHECK(ok);
+  }
+  {
+    etad::basic_tape<float> t;
+    bool ok = true;
+    for (std::size_t k = 1; k < 40; ++k)
+      ok = ok && aligned(t.variable_block(std::vector<float>(k, 1.0f)).values().data());
+    CHECK(ok);
+  }
+  {
+    // Reals of float (12 bytes: 64 is not a multiple), one-value blocks past the first chunk:
+    // every block's value intact, every run on a cache line.
+    etad::basic_tape<float> outer;
+    etad::basic_tape<etad::real<float>> inner;
+    std::vector<etad::variable_block<etad::real<float>>> blocks;
+    for (int k = 0; k < 300; ++k) {
+      const etad::real<float> v = outer.variable(float(k));
+      blocks.push_back(inner.variable_block(std::span<const etad::real<float>>(&v, 1)));
+    }
+    bool ok = true;
+    for (int k = 0; k < 300; ++k) {
+      const auto& b = blocks[std::size_t(k)];
+      ok = ok && b.values()[0].value() == float(k) && b.values()[0].index() != 0 && aligned(b.values().data());
+    }
+    CHECK(ok);
+  }
+}
+
+TEST_CASE("variable_block: a block from before reset() is refused by every use", "[tape][block]") {
+  etad::tape t;
+  const auto b = t.variable_block(std::vector<double>{1.0, 2.0});
+  t.reset();
+  const auto later = t.variable_block(std::vector<double>{5.0, 6.0});  // (reuses b's values' place)
+  CHECK(later.values()[0] == 5.0);
+  CHECK_THROWS_WITH(b[0], Catch::Contains("a variable block was used after its tape's reset()"));
+  CHECK_THROWS_AS(b.values(), etad::error);
+  CHECK_THROWS_AS(b.reals(), etad::error);
+  CHECK_THROWS_AS(etad::dot(b, later), etad::error);
+  CHECK_THROWS_AS(etad::map_sum([](auto e) { return e * e; }, b), etad::error);
+  {
+    etad::stop_recording<double> pause;  // values only, but not stale ones
+    CHECK_THROWS_AS(etad::sum(b), etad::error);
+    CHECK_THROWS_AS(etad::log_sum_exp(b), etad::error);
+  }
+}
+
 TEST_CASE("variable_block: errors", "[tape][block]") {
   const std::vector<double> x{1.0, 2.0};
   {
@@ -290,13 +356,13 @@ TEST_CASE("variable_block: errors", "[tape][block]") {
     CHECK_THROWS_AS(etad::mean(b), etad::error);
     CHECK_THROWS_AS(etad::squared_norm(b), etad::error);
     CHECK_THROWS_AS(etad::prod(b), etad::error);
-    CHECK_THROWS_WITH(etad::log_sum_exp(b), Catch::Contains("uses a variable block made on another tape or before reset()"));
+    CHECK_THROWS_WITH(etad::log_sum_exp(b), Catch::Contains("used after its tape's reset()"));
     CHECK_THROWS_AS(etad::dot(b, x), etad::error);
     CHECK_THROWS_AS(etad::quadratic_form(std::vector<double>(4, 1.0), b), etad::error);
     CHECK_THROWS_AS(etad::matvec(std::vector<double>(4, 1.0), b), etad::error);
     const real z = t.variable(1.0);
     std::vector<double> g(2);
-    CHECK_THROWS_WITH(t.gradient(z, b, g), Catch::Contains("a source block was made on another tape"));
+    CHECK_THROWS_WITH(t.gradient(z, b, g), Catch::Contains("a source block was made on another tape or before this tape's reset()"));
     CHECK_NOTHROW(t.gradient(z, t.variable_block(x), g));  // (the tape was not used by the throw)
   }
   {
@@ -304,7 +370,7 @@ TEST_CASE("variable_block: errors", "[tape][block]") {
     etad::tape outer;
     const auto b = outer.variable_block(x);
     etad::tape inner;
-    CHECK_THROWS_AS(etad::sum(b), etad::error);
+    CHECK_THROWS_WITH(etad::sum(b), Catch::Contains("uses a variable block made on another tape"));
     CHECK_THROWS_AS(etad::prod(b), etad::error);
   }
   {
@@ -358,8 +424,7 @@ TEST_CASE("variable_block: a nested tape's block gives second derivatives", "[ta
     s[i] = std::exp(x[i].value()) / z;
     CHECK(close(g[i].value(), s[i]));
   }
-  etad::tape* o = &outer;
-  const std::vector<std::optional<double>> h0 = o->gradients(std::vector<real>{g[0]}, x);
+  const std::vector<std::optional<double>> h0 = outer.gradients(std::vector<real>{g[0]}, x);
   CHECK(close(*h0[0], s[0] - s[0] * s[0]));
   CHECK(close(*h0[1], -s[0] * s[1]));
   CHECK(close(*h0[2], -s[0] * s[2]));

@@ -183,8 +183,9 @@ auto rows_times(const M& matrix, const R& w) {
 /// rows_times of a temporary container is refused: its result refers to X and w, which would be
 /// gone before map_sum reads them.
 template <class M, class R>
-  requires(!std::is_lvalue_reference_v<M> && !std::ranges::borrowed_range<M>) ||
-          (!std::is_lvalue_reference_v<R> && !std::ranges::borrowed_range<R>)
+  requires((!std::is_lvalue_reference_v<M> && !std::ranges::borrowed_range<M>) ||
+           (!std::is_lvalue_reference_v<R> && !std::ranges::borrowed_range<R>)) &&
+          (!detail::is_variable_block_v<std::remove_cvref_t<R>>)
 auto rows_times(M&&, R&&) {  // (deduced: the assertion fires ahead of errors about the result)
   static_assert(sizeof(M) == 0,
                 "etad: rows_times refers to its matrix and vector, so a temporary container "

@@ -496,10 +496,12 @@ std::span<const E> pointer_range(const E* p, std::size_t n, const char* what) {
 }
 
 /// The tape a statement over the (non-empty) block b goes to: the active tape, or nullptr while
-/// recording is paused (then the value is a constant). etad::error with no tape, or for a block
-/// of another tape or epoch. Called before the block's values are read.
+/// recording is paused (then the value is a constant). etad::error for a block from before its
+/// tape's reset() (paused or not: its values are gone), and, while recording, with no tape or
+/// for a block of another tape. Called before the block's values are read.
 template <class T>
 ETAD_ALWAYS_INLINE basic_tape<T>* block_tape(const variable_block<T>& b) {
+  b.check();
   if (paused_recording<T> != 0) return nullptr;
   basic_tape<T>* t = basic_tape<T>::current();
   if (t == nullptr) no_tape_for_reduction<T>();

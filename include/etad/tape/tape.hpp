@@ -181,9 +181,10 @@ public:
   }
 
   /// One new variable per value, as one block (etad::variable_block): consecutive on the tape,
-  /// their values kept by the tape (a copy, made here) until reset(). Cheaper than variables()
-  /// for array code: no real is written per value, and the reductions and gradient() read the
-  /// values contiguously and know the indices without checking them.
+  /// their values kept by the tape (a copy, made here, on a cache-line boundary) until reset().
+  /// Cheaper than variables() for array code: no real is written per value, the reductions
+  /// read the values contiguously, and they and gradient() know the indices without checking
+  /// them.
   etad::variable_block<T> variable_block(std::span<const T> values);
 
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
@@ -260,7 +261,7 @@ public:
   std::vector<std::optional<T>> gradients(std::span<const real<T>> targets,
                                           const etad::variable_block<T>& sources,
                                           const gradient_options<T>& options = {}) {
-    const std::vector<real<T>> reals = sources.reals();
+    const std::vector<real<T>> reals = sources.reals();  // (throws for a block from before reset())
     return gradients(targets, reals, options);
   }
 
@@ -506,11 +507,12 @@ void refresh_recording_tape() noexcept {
 namespace etad {
 
 /// variable_block<T>: n independent variables made at once by basic_tape<T>::variable_block,
-/// with consecutive indices on that tape; the tape keeps their values (contiguous, aligned to a
-/// cache line) until it is reset. A handle, cheap to copy, valid while its tape lives and until
-/// its reset(), like the reals of that tape. b[k] is the k-th variable as a real; the
-/// reductions (sum, mean, dot, squared_norm, prod, log_sum_exp), map_sum, the linear algebra
-/// and basic_tape::gradient take the block itself. Array code gets the most from it: making a
+/// with consecutive indices on that tape; the tape keeps their values (contiguous, from a
+/// cache-line boundary) until it is reset. A handle, cheap to copy, valid while its tape lives
+/// and until its reset(): after that, every use (b[k], values(), reals(), a reduction, a
+/// gradient) throws etad::error. b[k] is the k-th variable as a real; the reductions (sum,
+/// mean, dot, squared_norm, prod, log_sum_exp), quadratic_form, matvec, map_sum and
+/// basic_tape::gradient take the block itself. Array code gets the most from it: making a
 /// block writes n values (not n reals of 16 bytes), and a reduction over it reads the values
 /// contiguously and records its range without checking n indices.
 template <class T>
@@ -525,10 +527,14 @@ public:
   bool empty() const noexcept { return size_ == 0; }
   /// The k-th variable (k < size()).
   real<T> operator[](std::size_t k) const {
+    check();
     return detail::recorded_real<T>(values_[k], first_ + static_cast<detail::index_t>(k), epoch_);
   }
   /// The values, as given to variable_block().
-  std::span<const T> values() const noexcept { return {values_, size_}; }
+  std::span<const T> values() const {
+    check();
+    return {values_, size_};
+  }
   /// The first variable's index (the k-th has first_index() + k); 0 for an empty block.
   detail::index_t first_index() const noexcept { return first_; }
   /// The epoch of the tape that made the block (see real::epoch).
@@ -536,21 +542,35 @@ public:
   /// The variables as reals, in a new vector: for the functions that take a range of reals and
   /// not a block (the reductions over a block need none).
   std::vector<real<T>> reals() const {
+    check();
     std::vector<real<T>> r;
     r.reserve(size_);
-    for (std::size_t k = 0; k < size_; ++k) r.push_back((*this)[k]);
+    for (std::size_t k = 0; k < size_; ++k)
+      r.push_back(detail::recorded_real<T>(values_[k], first_ + static_cast<detail::index_t>(k), epoch_));
     return r;
+  }
+  /// Throws etad::error unless the block's tape is in the epoch that made the block (not reset
+  /// since): its values are then still the block's. Nothing to check for an empty block.
+  void check() const {
+    if (tape_ != nullptr && tape_->epoch() != epoch_) [[unlikely]]
+      stale();
   }
 
 private:
   friend class basic_tape<T>;
-  variable_block(const T* values, detail::index_t first, std::size_t n, std::uint32_t epoch)
-      : values_(values), first_(first), epoch_(epoch), size_(n) {}
+  variable_block(const T* values, detail::index_t first, std::size_t n, std::uint32_t epoch,
+                 const basic_tape<T>* tape)
+      : values_(values), first_(first), epoch_(epoch), size_(n), tape_(tape) {}
+  [[noreturn, gnu::noinline, gnu::cold]] static void stale() {
+    throw error("etad: a variable block was used after its tape's reset(); its values are "
+                "gone, so make a new block after each reset()");
+  }
 
   const T* values_ = nullptr;
   detail::index_t first_ = 0;
   std::uint32_t epoch_ = 0;
   std::size_t size_ = 0;
+  const basic_tape<T>* tape_ = nullptr;
 };
 
 namespace detail {
@@ -564,12 +584,12 @@ template <class T>
 variable_block<T> basic_tape<T>::variable_block(std::span<const T> values) {
   const std::size_t n = values.size();
   if (n == 0) return {};
+  T* __restrict v = block_values_.allocate(n);  // (first: should it throw, nothing is recorded)
   const detail::index_t first = store_.append_empty(n);
   if (first == leading_ + 1) leading_ = first + static_cast<detail::index_t>(n) - 1;
-  T* __restrict v = block_values_.allocate(n);
   const T* __restrict from = values.data();
   for (std::size_t k = 0; k < n; ++k) v[k] = from[k];
-  return etad::variable_block<T>(v, first, n, epoch_);
+  return etad::variable_block<T>(v, first, n, epoch_, this);
 }
 
 template <class T>

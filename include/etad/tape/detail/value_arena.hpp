@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <new>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -30,12 +31,13 @@ public:
     for (const chunk& c : chunks_) ::operator delete(c.data, std::align_val_t(alignment));
   }
 
-  /// Room for n values (uninitialized), valid until clear().
+  /// Room for n values (uninitialized), valid until clear(); starts on an `alignment`
+  /// boundary.
   ETAD_ALWAYS_INLINE T* allocate(std::size_t n) {
     if (current_ < chunks_.size() && n <= chunks_[current_].capacity - used_) {
       T* p = chunks_[current_].data + used_;
-      // (capacity is a multiple of step: the rounded offset stays within it)
-      used_ = (used_ + n + step - 1) / step * step;
+      // Capacities are multiples of step, so the rounded offset stays within the chunk.
+      used_ = round_up(used_ + n);
       return p;
     }
     return allocate_slow(n);
@@ -54,8 +56,13 @@ public:
   }
 
 private:
-  static constexpr std::size_t step = std::max<std::size_t>(1, alignment / sizeof(T));
-  static constexpr std::size_t first_capacity = 1024;  // values (a multiple of step)
+  /// Runs start `step` values apart at least: the least number of values whose bytes are a
+  /// multiple of the alignment (8 doubles, 16 floats, 4 reals of double, 16 of 12 bytes each).
+  static constexpr std::size_t step = alignment / std::gcd(alignment, sizeof(T));
+  static constexpr std::size_t round_up(std::size_t n) noexcept {
+    return (n + step - 1) / step * step;
+  }
+  static constexpr std::size_t first_capacity = round_up(1024);  // values
 
   struct chunk {
     T* data;
@@ -63,13 +70,14 @@ private:
   };
 
   [[gnu::noinline]] T* allocate_slow(std::size_t n) {
-    // The next chunk that holds n values (kept chunks too small for n stay for later rounds),
-    // or a new one, twice the last one's size at least.
+    // The next chunk that holds n values (chunks too small for n are skipped in this round
+    // and used in later ones), or a new one: twice the last regular size, or n values when
+    // that is more (a large request does not raise the next chunk's size).
     std::size_t next = chunks_.empty() || used_ == 0 ? current_ : current_ + 1;
     while (next < chunks_.size() && chunks_[next].capacity < n) ++next;
     if (next == chunks_.size()) {
-      std::size_t capacity = chunks_.empty() ? first_capacity : 2 * chunks_.back().capacity;
-      capacity = std::max(capacity, (n + step - 1) / step * step);
+      regular_ = regular_ == 0 ? first_capacity : 2 * regular_;
+      const std::size_t capacity = std::max(regular_, round_up(n));
       chunks_.reserve(chunks_.size() + 1);
       void* data = ::operator new(capacity * sizeof(T), std::align_val_t(alignment));
       chunks_.push_back({static_cast<T*>(data), capacity});
@@ -82,6 +90,7 @@ private:
   std::vector<chunk> chunks_;
   std::size_t current_ = 0;  // the chunk runs are taken from
   std::size_t used_ = 0;     // values of it taken
+  std::size_t regular_ = 0;  // the size of the last chunk grown by doubling
 };
 
 }  // namespace etad::detail
