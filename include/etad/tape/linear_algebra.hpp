@@ -157,8 +157,10 @@ real<T> quadratic_form(const M& matrix, const variable_block<T>& x) {
   const std::size_t n = x.size();
   detail::require_square(std::ranges::size(matrix), n);
   if (n == 0) return real<T>(T(0));
-  basic_tape<T>* t = detail::block_tape(x);
-  const auto parts = detail::quadratic_form_parts<T>(std::ranges::data(matrix), x.values());
+  const detail::block_access<T> acc = detail::access_block(x);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
+  const auto parts = detail::quadratic_form_parts<T>(std::ranges::data(matrix), std::span<const T>(v, n));
   return detail::block_statement<T>(
       t, x,
       [&](T* p) {
@@ -178,9 +180,10 @@ void matvec(const M& matrix, const variable_block<T>& x, std::span<real<T>> out)
     std::fill(out.begin(), out.end(), real<T>(T(0)));
     return;
   }
-  basic_tape<T>* t = detail::block_tape(x);
+  const detail::block_access<T> acc = detail::access_block(x);
+  basic_tape<T>* const t = acc.t;
+  const T* const xv = acc.v;
   const auto* a = std::ranges::data(matrix);
-  const T* xv = x.values().data();
   for (std::size_t i = 0; i < out.size(); ++i) {
     const auto* row = a + i * n;
     out[i] = detail::block_statement<T>(

@@ -495,22 +495,29 @@ std::span<const E> pointer_range(const E* p, std::size_t n, const char* what) {
               "a block is valid only on the tape, and in the epoch, that made it");
 }
 
-/// The tape a statement over the (non-empty) block b goes to: the active tape, or nullptr while
-/// recording is paused (then the value is a constant). etad::error for a block from before its
-/// tape's reset() (paused or not: its values are gone), and, while recording, with no tape or
-/// for a block of another tape. Called before the block's values are read.
+/// What a statement over the (non-empty) block b needs: the tape it goes to (the active tape,
+/// or nullptr while recording is paused: then the value is a constant) and the block's values.
+/// etad::error for a block from before its tape's reset() (paused or not: its values are gone),
+/// and, while recording, with no tape or for a block of another tape. The values are read
+/// through `v` only after these checks (one check of the block's epoch per call, not one per
+/// read of b.values()).
 template <class T>
-ETAD_ALWAYS_INLINE basic_tape<T>* block_tape(const variable_block<T>& b) {
-  b.check();
-  if (paused_recording<T> != 0) return nullptr;
+struct block_access {
+  basic_tape<T>* t;
+  const T* v;
+};
+template <class T>
+ETAD_ALWAYS_INLINE block_access<T> access_block(const variable_block<T>& b) {
+  const T* v = b.values().data();  // (checks the block's epoch against its own tape's)
+  if (paused_recording<T> != 0) return {nullptr, v};
   basic_tape<T>* t = basic_tape<T>::current();
   if (t == nullptr) no_tape_for_reduction<T>();
   if (b.epoch() != t->epoch()) [[unlikely]]
     foreign_block_in_reduction();
-  return t;
+  return {t, v};
 }
 
-/// The statement of a reduction over a non-empty variable block, on t (from block_tape): a
+/// The statement of a reduction over a non-empty variable block, on t (from access_block): a
 /// range statement over its indices. fill(p) writes one partial per variable into p and returns
 /// the value; with t == nullptr, into a scratch buffer, and the value is a constant. A block of
 /// 2^31 values or more (longer than a range statement holds) goes through its reals:
@@ -805,9 +812,10 @@ auto sum(const R& range) {
 template <class T>
 real<T> sum(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(0));
-  basic_tape<T>* t = detail::block_tape(b);
-  return detail::block_uniform_statement<T>(t, b, detail::lane_total(b.values().data(), b.size()),
-                                            T(1));
+  const detail::block_access<T> acc = detail::access_block(b);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
+  return detail::block_uniform_statement<T>(t, b, detail::lane_total(v, b.size()), T(1));
 }
 
 /// mean of x_i (at least one element). Partials 1/n. Summed as sum() sums.
@@ -907,20 +915,24 @@ auto dot(const X&, const Y&) {
 template <class T>
 real<T> mean(const variable_block<T>& b) {
   if (b.empty()) throw error("etad: mean() of an empty range; give at least one element");
-  basic_tape<T>* t = detail::block_tape(b);
+  const detail::block_access<T> acc = detail::access_block(b);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
   const T inv = T(1) / static_cast<T>(b.size());
-  return detail::block_uniform_statement<T>(
-      t, b, detail::lane_total(b.values().data(), b.size()) * inv, inv);
+  return detail::block_uniform_statement<T>(t, b, detail::lane_total(v, b.size()) * inv, inv);
 }
 
 /// sum of squares of a block's variables.
 template <class T>
 real<T> squared_norm(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(0));
+  const detail::block_access<T> acc = detail::access_block(b);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
   return detail::block_statement<T>(
-      detail::block_tape(b), b,
+      t, b,
       [&](T* p) {
-        return detail::squared_norm_fill<T>(b.size(), detail::values_at(b.values().data()), p,
+        return detail::squared_norm_fill<T>(b.size(), detail::values_at(v), p,
                                             detail::no_visit{});
       },
       [](std::span<const real<T>> x) { return squared_norm(x); });
@@ -933,10 +945,13 @@ real<T> dot(const variable_block<T>& b, const A& coefficients) {
   detail::require_same_size<T>(b.size(), std::ranges::size(coefficients), "dot");
   if (b.empty()) return real<T>(T(0));
   const auto* a = std::ranges::data(coefficients);
+  const detail::block_access<T> acc = detail::access_block(b);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
   return detail::block_statement<T>(
-      detail::block_tape(b), b,
+      t, b,
       [&](T* p) {
-        return detail::dot_fill<T>(b.size(), a, detail::values_at(b.values().data()), p,
+        return detail::dot_fill<T>(b.size(), a, detail::values_at(v), p,
                                    detail::no_visit{});
       },
       [&](std::span<const real<T>> x) { return dot(x, coefficients); });
@@ -964,10 +979,13 @@ real<T> dot(const X& x, const variable_block<T>& b) {
 template <class T>
 real<T> prod(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(1));
+  const detail::block_access<T> acc = detail::access_block(b);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
   return detail::block_statement<T>(
-      detail::block_tape(b), b,
+      t, b,
       [&](T* p) {
-        return detail::prod_fill<T>(b.size(), detail::values_at(b.values().data()), p,
+        return detail::prod_fill<T>(b.size(), detail::values_at(v), p,
                                     detail::no_visit{});
       },
       [](std::span<const real<T>> x) { return prod(x); });
@@ -1025,8 +1043,10 @@ template <class T>
 real<T> log_sum_exp(const variable_block<T>& b) {
   const std::size_t n = b.size();
   if (n == 0) return real<T>(T(-detail::infinity_of<T>()));
-  basic_tape<T>* t = detail::block_tape(b);
-  const auto val = detail::values_at(b.values().data());
+  const detail::block_access<T> acc = detail::access_block(b);
+  basic_tape<T>* const t = acc.t;
+  const T* const v = acc.v;
+  const auto val = detail::values_at(v);
   // Up to 16 values, one scalar loop: the values were just written (variable_block), and a
   // vector load of them waits unless it matches the stores' shape; 8-byte loads are forwarded.
   T m = val(0);
