@@ -580,6 +580,16 @@ struct no_visit {
   ETAD_ALWAYS_INLINE void operator()(std::size_t) const noexcept {}
 };
 
+/// A reduction over a non-empty block whose partials and value come from fill(p, x), x(i) the
+/// i-th value (squared_norm, dot, prod): access_block, then block_statement.
+template <class T, class Fill, class Reals>
+ETAD_ALWAYS_INLINE real<T> block_reduction(const variable_block<T>& b, Fill&& fill,
+                                           Reals&& over_reals) {
+  const block_access<T> acc = access_block(b);
+  return block_statement<T>(
+      acc.t, b, [&](T* p) { return fill(p, values_at(acc.v)); }, over_reals);
+}
+
 /// squared_norm's partials into p and its value, for n values x(0) .. x(n - 1).
 template <class T, class X, class Visit>
 ETAD_ALWAYS_INLINE T squared_norm_fill(std::size_t n, X&& x, T* p, Visit&& visit) {
@@ -813,9 +823,7 @@ template <class T>
 real<T> sum(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(0));
   const detail::block_access<T> acc = detail::access_block(b);
-  basic_tape<T>* const t = acc.t;
-  const T* const v = acc.v;
-  return detail::block_uniform_statement<T>(t, b, detail::lane_total(v, b.size()), T(1));
+  return detail::block_uniform_statement<T>(acc.t, b, detail::lane_total(acc.v, b.size()), T(1));
 }
 
 /// mean of x_i (at least one element). Partials 1/n. Summed as sum() sums.
@@ -916,24 +924,19 @@ template <class T>
 real<T> mean(const variable_block<T>& b) {
   if (b.empty()) throw error("etad: mean() of an empty range; give at least one element");
   const detail::block_access<T> acc = detail::access_block(b);
-  basic_tape<T>* const t = acc.t;
-  const T* const v = acc.v;
   const T inv = T(1) / static_cast<T>(b.size());
-  return detail::block_uniform_statement<T>(t, b, detail::lane_total(v, b.size()) * inv, inv);
+  return detail::block_uniform_statement<T>(acc.t, b, detail::lane_total(acc.v, b.size()) * inv,
+                                            inv);
 }
 
 /// sum of squares of a block's variables.
 template <class T>
 real<T> squared_norm(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(0));
-  const detail::block_access<T> acc = detail::access_block(b);
-  basic_tape<T>* const t = acc.t;
-  const T* const v = acc.v;
-  return detail::block_statement<T>(
-      t, b,
-      [&](T* p) {
-        return detail::squared_norm_fill<T>(b.size(), detail::values_at(v), p,
-                                            detail::no_visit{});
+  return detail::block_reduction<T>(
+      b,
+      [&](T* p, auto x) {
+        return detail::squared_norm_fill<T>(b.size(), x, p, detail::no_visit{});
       },
       [](std::span<const real<T>> x) { return squared_norm(x); });
 }
@@ -945,15 +948,8 @@ real<T> dot(const variable_block<T>& b, const A& coefficients) {
   detail::require_same_size<T>(b.size(), std::ranges::size(coefficients), "dot");
   if (b.empty()) return real<T>(T(0));
   const auto* a = std::ranges::data(coefficients);
-  const detail::block_access<T> acc = detail::access_block(b);
-  basic_tape<T>* const t = acc.t;
-  const T* const v = acc.v;
-  return detail::block_statement<T>(
-      t, b,
-      [&](T* p) {
-        return detail::dot_fill<T>(b.size(), a, detail::values_at(v), p,
-                                   detail::no_visit{});
-      },
+  return detail::block_reduction<T>(
+      b, [&](T* p, auto x) { return detail::dot_fill<T>(b.size(), a, x, p, detail::no_visit{}); },
       [&](std::span<const real<T>> x) { return dot(x, coefficients); });
 }
 template <class A, class T>
@@ -979,15 +975,8 @@ real<T> dot(const X& x, const variable_block<T>& b) {
 template <class T>
 real<T> prod(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(1));
-  const detail::block_access<T> acc = detail::access_block(b);
-  basic_tape<T>* const t = acc.t;
-  const T* const v = acc.v;
-  return detail::block_statement<T>(
-      t, b,
-      [&](T* p) {
-        return detail::prod_fill<T>(b.size(), detail::values_at(v), p,
-                                    detail::no_visit{});
-      },
+  return detail::block_reduction<T>(
+      b, [&](T* p, auto x) { return detail::prod_fill<T>(b.size(), x, p, detail::no_visit{}); },
       [](std::span<const real<T>> x) { return prod(x); });
 }
 
