@@ -7,8 +7,8 @@
 // problems; a variable block as the inputs of the reductions and of quadratic_form). Variants:
 // etad_tape_reals (those with a vector of reals as the inputs), etad_tape_scalar (the same problem written element by element or row by
 // row, as with a tape without those APIs), etad_tape_matvec (regression with matvec, then
-// map_sum) and etad_tape_gradients (sum through the allocating gradients() instead of
-// gradient(..., out)).
+// map_sum), etad_tape_gradients (sum through the allocating gradients() instead of
+// gradient(..., out)) and etad_tape_loop (the recurrence as one etad::while_loop statement).
 // The peers (ADOL-C, Sacado) are registered from bench/tape_peers_bench.cpp, through
 // register_peer_benchmarks(), so that their rows follow etad's, problem by problem.
 #include "problems/all.hpp"
@@ -123,6 +123,8 @@ const bool registered = [] {
       add_tape<P, &P::etad_tape_matvec>("etad_tape_matvec");
     if constexpr (requires { &P::etad_tape_gradients; })
       add_tape<P, &P::etad_tape_gradients>("etad_tape_gradients");
+    if constexpr (requires { &P::etad_tape_loop; })
+      add_tape<P, &P::etad_tape_loop>("etad_tape_loop");
     register_peer_benchmarks(P::name);
   });
   return true;

@@ -12,7 +12,7 @@
 //                          evaluates one implementation (value, handwritten, etad_static
 //                          (chain; the reductions at static_sizes_of), etad_tape, etad_tape_reals,
 //                          etad_tape_scalar, etad_tape_matvec, etad_tape_gradients,
-//                          adolc, sacado_rad) ITERATIONS times: a driver for
+//                          etad_tape_loop, adolc, sacado_rad) ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf (adolc and sacado_rad when
 //                          tools/tape_memory.sh found them)
 //
@@ -201,6 +201,12 @@ int run_one(std::string_view impl, long size, long iterations) {
     if (impl == "etad_tape_gradients") {
       check(p.etad_tape_gradients(ws, g));
       return loop([&] { return p.etad_tape_gradients(ws, g); });
+    }
+  }
+  if constexpr (requires { p.etad_tape_loop(ws, g); }) {
+    if (impl == "etad_tape_loop") {
+      check(p.etad_tape_loop(ws, g));
+      return loop([&] { return p.etad_tape_loop(ws, g); });
     }
   }
   if constexpr (requires { p.etad_static(g); }) {

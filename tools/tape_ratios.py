@@ -29,7 +29,7 @@ TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 PROBLEMS = ("sum", "prod", "log_sum_exp", "normal_log_density", "chain", "quadratic_form",
             "regression", "recurrence")
 ETAD = ("etad_tape", "etad_tape_reals", "etad_tape_matvec", "etad_tape_scalar", "etad_tape_gradients",
-        "etad_static")
+        "etad_tape_loop", "etad_static")
 PEERS = ("adolc", "sacado_rad", "sacado_fad")
 # (problem, size) -> the most etad_tape (or its best variant) may take, in hand-written times.
 TARGETS = {("chain", "1000"): 2.0, ("sum", "10000"): 1.5, ("prod", "10000"): 1.5,

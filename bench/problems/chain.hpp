@@ -84,13 +84,9 @@ public:
   // and parameters forwards, as the hand-written gradient does. (The whole chain is not one
   // static expression: its tree would grow like 8^K.)
   double etad_static(std::span<double> g) const {
-    const auto r = etad::gradient(
+    return static_gradient(
         [k = k_](auto x, auto y, auto z) { return etad::loop(k, step, x, x, y, z); },
-        points_[p_][0], points_[p_][1], points_[p_][2]);
-    g[0] = r.gradient[0];
-    g[1] = r.gradient[1];
-    g[2] = r.gradient[2];
-    return r.value;
+        points_[p_], g);
   }
 
   // One statement per iteration: etad::call records the body as one statement whose 4 partials

@@ -22,6 +22,7 @@
 #include <etad/etad.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -91,6 +92,15 @@ inline void check_or_abort(const std::string& label, double value_h, std::span<c
     const double ref = std::max(std::abs(g_h[i]), 1e-3 * scale);
     if (!(std::abs(g[i] - g_h[i]) <= tolerance * ref)) fail("gradient component", i, g_h[i], g[i]);
   }
+}
+
+/// etad::gradient of f at the point p (a function of 3 inputs), the gradient written into g:
+/// the etad_static row of the 3-input problems (chain, recurrence).
+template <class F>
+double static_gradient(const F& f, const std::array<double, 3>& p, std::span<double> g) {
+  const auto r = etad::gradient(f, p[0], p[1], p[2]);
+  std::copy(r.gradient.begin(), r.gradient.end(), g.begin());
+  return r.value;
 }
 
 /// Copies the result of etad::tape::gradients (every source is connected, or asked for as zero)

@@ -3,6 +3,9 @@
 //   c = 1e-3 sin(x);  z = z0;  while (z < 3.5) z = z y + c;      (about 1000 iterations)
 // gradient of the final z with respect to x, y, z0 (at fixed trip count). Every implementation
 // computes c once, outside the loop (as anyone would write it); the loop is 2 operations.
+// etad_tape records one statement per iteration (the tape's cost per scalar statement);
+// etad_tape_loop and etad_static write the loop as one etad::while_loop node (forward
+// accumulation inside it), on the tape and without one.
 #pragma once
 
 #include "common.hpp"
@@ -79,6 +82,39 @@ public:
     g[2] = dz0;
     return z.value();
   }
+
+  // The loop as one node, etad::while_loop: s = z0; while s < threshold: s = s y + c. Its
+  // partials (ds/dz0, ds/dy, ds/dc) are accumulated forwards with the value, as the hand-written
+  // gradient does; its body's gradient is derived at compile time. The trip count follows the
+  // values, and the derivative is that of the iterations that ran, as in every row here.
+  static constexpr auto step = [](auto s, auto y, auto c) { return s * y + c; };
+  auto below_threshold() const {
+    return [th = threshold](double s, double, double) { return s < th; };
+  }
+  // etad::gradient (compile time, no tape) of c = 1e-3 sin x and the while_loop node.
+  double etad_static(std::span<double> g) const {
+    return static_gradient(
+        [cond = below_threshold()](auto x, auto y, auto z0) {
+          return etad::while_loop(cond, step, z0, y, 1e-3 * sin(x));
+        },
+        points_[k_], g);
+  }
+  // The same node assigned to a real on the tape: two statements in all (c, and the loop with
+  // 3 partials), whatever the trip count, where etad_tape records one statement per iteration.
+  double etad_tape_loop(etad_workspace& ws, std::span<double> g) const {
+    auto& t = ws.tape;
+    t.reset();
+    const etad::real<double> x = t.variable(points_[k_][0]), y = t.variable(points_[k_][1]),
+                             z0 = t.variable(points_[k_][2]);
+    const etad::real<double> c = 1e-3 * sin(x);
+    const etad::real<double> z = etad::while_loop(below_threshold(), step, z0, y, c);
+    const auto [dx, dy, dz0] = t.gradient(z, x, y, z0);
+    g[0] = dx;
+    g[1] = dy;
+    g[2] = dz0;
+    return z.value();
+  }
+
   template <class AD, class ValueOf>
   AD formula(std::span<const AD> in, ValueOf value_of) const {
     using std::sin;
