@@ -1,7 +1,7 @@
 // bench/tape_bench.cpp — the run-time tape (etad::tape) on the problems of bench/problems/,
-// against the plain function (value), the hand-written gradient (handwritten) and, for chain
-// and for the reductions at sizes fixed at compile time, etad::gradient without a tape
-// (etad_static). Names: <problem>:<implementation>/<size>.
+// against the plain function (value), the hand-written gradient (handwritten) and, for chain,
+// the recurrence and the reductions at sizes fixed at compile time, etad::gradient without a
+// tape (etad_static). Names: <problem>:<implementation>/<size>.
 // etad_tape is each problem written the way etad's API offers for it (reductions, map_sum,
 // quadratic_form, map_sum with rows_times; statements of whole expressions for the scalar
 // problems; a variable block as the inputs of the reductions and of quadratic_form). Variants:

@@ -7,10 +7,11 @@
 //                          scalar operation of the formula (counted by hand in each problem's
 //                          scalar_ops()), the operator-new calls of one steady-state evaluation,
 //                          and the same for ADOL-C (tapestats) when built with it; extra rows for
-//                          the etad_tape_scalar and etad_tape_matvec variants
+//                          the etad_tape_scalar, etad_tape_matvec and etad_tape_loop variants
 //   tape_memory run PROBLEM IMPL SIZE ITERATIONS
 //                          evaluates one implementation (value, handwritten, etad_static
-//                          (chain; the reductions at static_sizes_of), etad_tape, etad_tape_reals,
+//                          (chain, recurrence; the reductions at static_sizes_of), etad_tape,
+//                          etad_tape_reals,
 //                          etad_tape_scalar, etad_tape_matvec, etad_tape_gradients,
 //                          etad_tape_loop, adolc, sacado_rad) ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf (adolc and sacado_rad when
@@ -120,6 +121,9 @@ void report(long size) {
   if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_matvec(ws, g); })
     report_row(p, name + " (matvec)",
                [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_matvec(ws, g); }, false);
+  if constexpr (requires(etad_workspace& ws, std::span<double> g) { p.etad_tape_loop(ws, g); })
+    report_row(p, name + " (loop)",
+               [&](etad_workspace& ws, std::span<double> g) { return p.etad_tape_loop(ws, g); }, false);
 }
 
 int table() {

@@ -103,7 +103,7 @@ public:
   // 3 partials), whatever the trip count, where etad_tape records one statement per iteration.
   double etad_tape_loop(etad_workspace& ws, std::span<double> g) const {
     auto& t = ws.tape;
-    t.reset();
+    t.reset();  // the previous evaluation: forgotten, its memory kept
     const etad::real<double> x = t.variable(points_[k_][0]), y = t.variable(points_[k_][1]),
                              z0 = t.variable(points_[k_][2]);
     const etad::real<double> c = 1e-3 * sin(x);
