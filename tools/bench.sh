@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build etad's benchmarks in Release, run them, and print the table of ratios.
 # Usage: tools/bench.sh [Google Benchmark options, e.g. --benchmark_filter=chain]
+# (By default 10 interleaved repetitions of each benchmark, and the table of their medians; see
+# below.)
 # (Output: build/release/bench.json, plus build/release/bench-adolc-*.json, one per ADOL-C run.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +26,22 @@ json=build/release/bench.json
 # The user's --benchmark_filter (if any) selects; the other options go to every run.
 filter=.
 options=()
+repetitions_given=false
 for arg in "$@"; do
   case "$arg" in
     --benchmark_filter=*) filter=${arg#--benchmark_filter=} ;;
+    --benchmark_repetitions=*) repetitions_given=true; options+=("$arg") ;;
     *) options+=("$arg") ;;
   esac
 done
+# Unless told otherwise, every benchmark runs 10 times for 50 ms, the repetitions of all of them
+# interleaved in random order, and the table shows medians: on a shared host one run of each
+# moved the size-10 rows by up to 1.6x, and a busy spell then lands on one row only.
+# (--benchmark_repetitions=1 gives the old single run, about 3 minutes instead of 5.)
+if ! $repetitions_given; then
+  options=(--benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
+           --benchmark_min_time=0.05 --benchmark_display_aggregates_only=true "${options[@]}")
+fi
 mapfile -t selected < <("$bench" --benchmark_list_tests --benchmark_filter="$filter")
 # ADOL-C never shrinks its store of locations: after a large tape, every later tape of the same
 # process pays for the largest one (sum/10 costs 10x more after sum/10000). So each adolc
