@@ -37,7 +37,7 @@ done
 # Unless told otherwise, every benchmark runs 10 times for 50 ms, the repetitions of all of them
 # interleaved in random order, and the table shows medians: on a shared host one run of each
 # moved the size-10 rows by up to 1.6x, and a busy spell then lands on one row only.
-# (--benchmark_repetitions=1 gives the old single run, about 3 minutes instead of 5.)
+# (--benchmark_repetitions=1 gives the old single run; either takes 2.5-3 minutes here.)
 if ! $repetitions_given; then
   options=(--benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
            --benchmark_min_time=0.05 --benchmark_display_aggregates_only=true "${options[@]}")
