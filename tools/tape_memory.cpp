@@ -11,9 +11,9 @@
 //   tape_memory run PROBLEM IMPL SIZE ITERATIONS
 //                          evaluates one implementation (value, handwritten, etad_static
 //                          (chain, recurrence; the reductions at static_sizes_of), etad_tape,
-//                          etad_tape_reals,
-//                          etad_tape_scalar, etad_tape_matvec, etad_tape_gradients,
-//                          etad_tape_loop, adolc, sacado_rad) ITERATIONS times: a driver for
+//                          etad_tape_reals, etad_tape_scalar, etad_tape_matvec,
+//                          etad_tape_gradients, etad_tape_loop, adolc, sacado_rad)
+//                          ITERATIONS times: a driver for
 //                          valgrind --tool=callgrind or perf (adolc and sacado_rad when
 //                          tools/tape_memory.sh found them)
 //

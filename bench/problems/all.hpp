@@ -28,8 +28,9 @@ template <> inline constexpr std::array<long, 1> sizes_of<recurrence_problem>{10
 
 /// The sizes at which a problem also has etad_static<N>, its size fixed at compile time (the
 /// reductions over a pack of N placeholders; chain's and the recurrence's etad_static take their
-/// size at run time and run at every size). Larger packs are left out for the benchmark's compile time: the sweep of
-/// a pack grows with N (docs/performance.md, "Static reductions over a pack").
+/// size at run time and run at every size). Larger packs are left out for the benchmark's
+/// compile time: the sweep of a pack grows with N (docs/performance.md, "Static reductions over
+/// a pack").
 template <class P>
 inline constexpr std::array<std::size_t, 0> static_sizes_of{};
 template <> inline constexpr std::array<std::size_t, 2> static_sizes_of<sum_problem>{10, 100};

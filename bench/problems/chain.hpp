@@ -98,7 +98,7 @@ public:
       for (std::size_t i = 0; i < k_; ++i) t = etad::call(step, t, x, y, z);
       return t;
     };
-    return on_tape(ws, g, iterate);
+    return tape_gradient(ws, points_[p_], g, iterate);
   }
   // Two statements per iteration: each assignment of an expression to a real (tt = t * t, one
   // partial; t = ..., 5 partials once repeated inputs are merged), as the peers' source reads.
@@ -107,7 +107,7 @@ public:
                              __attribute__((always_inline)) {
       return body<etad::real<double>>(x, y, z);
     };
-    return on_tape(ws, g, iterate);
+    return tape_gradient(ws, points_[p_], g, iterate);
   }
 
   template <class AD, class ValueOf>
@@ -116,24 +116,6 @@ public:
   }
 
 private:
-  // One evaluation on the tape: reset, the variables x, y, z, run(x, y, z), the gradient. It and
-  // the lambdas given to it are always inlined: called, they cost chain/10's etad_tape 5,603
-  // instructions per evaluation instead of 5,401.
-  template <class Run>
-  __attribute__((always_inline)) double on_tape(etad_workspace& ws, std::span<double> g,
-                                                Run run) const {
-    auto& tp = ws.tape;
-    tp.reset();  // the previous evaluation: forgotten, its memory kept
-    const etad::real<double> x = tp.variable(points_[p_][0]), y = tp.variable(points_[p_][1]),
-                             z = tp.variable(points_[p_][2]);
-    const etad::real<double> r = run(x, y, z);
-    const auto [dx, dy, dz] = tp.gradient(r, x, y, z);
-    g[0] = dx;
-    g[1] = dy;
-    g[2] = dz;
-    return r.value();
-  }
-
   // The same source for etad::real and the scalar AD peers: with etad::real each assignment is
   // one statement; with the peers each operator is recorded.
   template <class AD>

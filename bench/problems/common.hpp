@@ -94,6 +94,25 @@ inline void check_or_abort(const std::string& label, double value_h, std::span<c
   }
 }
 
+/// One evaluation on the tape of a 3-input problem (chain, recurrence) at the point p: reset,
+/// the variables x, y, z, r = run(x, y, z), the gradient of r into g; returns r's value. It and
+/// the lambdas given to it are always inlined: called, they cost chain/10's etad_tape 5,603
+/// instructions per evaluation instead of 5,401.
+template <class Run>
+__attribute__((always_inline)) inline double tape_gradient(etad_workspace& ws,
+                                                           const std::array<double, 3>& p,
+                                                           std::span<double> g, Run run) {
+  auto& tp = ws.tape;
+  tp.reset();  // the previous evaluation: forgotten, its memory kept
+  const etad::real<double> x = tp.variable(p[0]), y = tp.variable(p[1]), z = tp.variable(p[2]);
+  const etad::real<double> r = run(x, y, z);
+  const auto [dx, dy, dz] = tp.gradient(r, x, y, z);
+  g[0] = dx;
+  g[1] = dy;
+  g[2] = dz;
+  return r.value();
+}
+
 /// etad::gradient of f at the point p (a function of 3 inputs), the gradient written into g:
 /// the etad_static row of the 3-input problems (chain, recurrence).
 template <class F>

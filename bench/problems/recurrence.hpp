@@ -69,18 +69,13 @@ public:
     return z;
   }
   double etad_tape(etad_workspace& ws, std::span<double> g) const {
-    auto& t = ws.tape;
-    t.reset();  // the previous evaluation: forgotten, its memory kept
-    const etad::real<double> x = t.variable(points_[k_][0]), y = t.variable(points_[k_][1]),
-                             z0 = t.variable(points_[k_][2]);
-    const etad::real<double> c = 1e-3 * sin(x);
-    etad::real<double> z = z0;
-    while (z.value() < threshold) z = z * y + c;
-    const auto [dx, dy, dz0] = t.gradient(z, x, y, z0);
-    g[0] = dx;
-    g[1] = dy;
-    g[2] = dz0;
-    return z.value();
+    return tape_gradient(ws, points_[k_], g, [this](const auto& x, const auto& y, const auto& z0)
+                                                 __attribute__((always_inline)) {
+      const etad::real<double> c = 1e-3 * sin(x);
+      etad::real<double> z = z0;
+      while (z.value() < threshold) z = z * y + c;
+      return z;
+    });
   }
 
   // The loop as one node, etad::while_loop: s = z0; while s < threshold: s = s y + c. Its
@@ -102,17 +97,11 @@ public:
   // The same node assigned to a real on the tape: two statements in all (c, and the loop with
   // 3 partials), whatever the trip count, where etad_tape records one statement per iteration.
   double etad_tape_loop(etad_workspace& ws, std::span<double> g) const {
-    auto& t = ws.tape;
-    t.reset();  // the previous evaluation: forgotten, its memory kept
-    const etad::real<double> x = t.variable(points_[k_][0]), y = t.variable(points_[k_][1]),
-                             z0 = t.variable(points_[k_][2]);
-    const etad::real<double> c = 1e-3 * sin(x);
-    const etad::real<double> z = etad::while_loop(below_threshold(), step, z0, y, c);
-    const auto [dx, dy, dz0] = t.gradient(z, x, y, z0);
-    g[0] = dx;
-    g[1] = dy;
-    g[2] = dz0;
-    return z.value();
+    return tape_gradient(ws, points_[k_], g, [this](const auto& x, const auto& y, const auto& z0)
+                                                 __attribute__((always_inline)) {
+      const etad::real<double> c = 1e-3 * sin(x);
+      return etad::real<double>(etad::while_loop(below_threshold(), step, z0, y, c));
+    });
   }
 
   template <class AD, class ValueOf>
