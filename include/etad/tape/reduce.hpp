@@ -94,17 +94,6 @@ struct range_info {
   std::size_t constants = 0;
 };
 
-/// Placed in a loop's body, keeps the compiler from vectorizing the loop (an empty asm
-/// statement, which emits nothing). For short loops over reals that were just written
-/// element by element (variables(), then a reduction over them): vector loads spanning
-/// several of those stores are not forwarded from the store buffer and wait for the stores to
-/// reach the cache, while 8-byte loads are forwarded.
-ETAD_ALWAYS_INLINE void no_vectorize() noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  __asm__("");
-#endif
-}
-
 /// Ranges of at most this many reals are scanned by one scalar loop (scan_range).
 inline constexpr std::size_t short_scan_limit = 16;
 /// Longer ranges of at most this many reals are scanned in two loops, longer ones in one
@@ -820,7 +809,7 @@ auto sum(const R& range) {
 
 /// sum of a block's variables (see variable_block): as sum of a range.
 template <class T>
-real<T> sum(const variable_block<T>& b) {
+ETAD_ALWAYS_INLINE real<T> sum(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(0));
   const detail::block_access<T> acc = detail::access_block(b);
   return detail::block_uniform_statement<T>(acc.t, b, detail::lane_total(acc.v, b.size()), T(1));
@@ -921,7 +910,7 @@ auto dot(const X&, const Y&) {
 
 /// mean of a block's variables (at least one).
 template <class T>
-real<T> mean(const variable_block<T>& b) {
+ETAD_ALWAYS_INLINE real<T> mean(const variable_block<T>& b) {
   if (b.empty()) throw error("etad: mean() of an empty range; give at least one element");
   const detail::block_access<T> acc = detail::access_block(b);
   const T inv = T(1) / static_cast<T>(b.size());
@@ -931,7 +920,7 @@ real<T> mean(const variable_block<T>& b) {
 
 /// sum of squares of a block's variables.
 template <class T>
-real<T> squared_norm(const variable_block<T>& b) {
+ETAD_ALWAYS_INLINE real<T> squared_norm(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(0));
   return detail::block_reduction<T>(
       b,
@@ -944,7 +933,7 @@ real<T> squared_norm(const variable_block<T>& b) {
 /// sum of a_i x_i for a block's variables x and constant coefficients a.
 template <class T, class A>
   requires detail::number_range<A, T>
-real<T> dot(const variable_block<T>& b, const A& coefficients) {
+ETAD_ALWAYS_INLINE real<T> dot(const variable_block<T>& b, const A& coefficients) {
   detail::require_same_size<T>(b.size(), std::ranges::size(coefficients), "dot");
   if (b.empty()) return real<T>(T(0));
   const auto* a = std::ranges::data(coefficients);
@@ -954,7 +943,7 @@ real<T> dot(const variable_block<T>& b, const A& coefficients) {
 }
 template <class A, class T>
   requires detail::number_range<A, T>
-real<T> dot(const A& coefficients, const variable_block<T>& b) {
+ETAD_ALWAYS_INLINE real<T> dot(const A& coefficients, const variable_block<T>& b) {
   return dot(b, coefficients);
 }
 /// dot of a block's variables with reals, or with another block's: through their reals.
@@ -973,7 +962,7 @@ real<T> dot(const X& x, const variable_block<T>& b) {
 
 /// product of a block's variables.
 template <class T>
-real<T> prod(const variable_block<T>& b) {
+ETAD_ALWAYS_INLINE real<T> prod(const variable_block<T>& b) {
   if (b.empty()) return real<T>(T(1));
   return detail::block_reduction<T>(
       b, [&](T* p, auto x) { return detail::prod_fill<T>(b.size(), x, p, detail::no_visit{}); },
@@ -1029,7 +1018,7 @@ auto log_sum_exp(const R& range) {
 
 /// log_sum_exp of a block's variables (see variable_block): as log_sum_exp of a range.
 template <class T>
-real<T> log_sum_exp(const variable_block<T>& b) {
+ETAD_ALWAYS_INLINE real<T> log_sum_exp(const variable_block<T>& b) {
   const std::size_t n = b.size();
   if (n == 0) return real<T>(T(-detail::infinity_of<T>()));
   const detail::block_access<T> acc = detail::access_block(b);

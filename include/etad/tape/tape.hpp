@@ -149,7 +149,7 @@ public:
   }
 
   /// A new independent variable (a watched source) with value v.
-  real<T> variable(const T& v) {
+  ETAD_ALWAYS_INLINE real<T> variable(const T& v) {
     const detail::index_t i = store_.append_variable();
     if (i == leading_ + 1) leading_ = i;
     return real<T>(v, i, epoch_);
@@ -185,7 +185,7 @@ public:
   /// Cheaper than variables() for array code: no real is written per value, the reductions
   /// read the values contiguously, and they and gradient() know the indices without checking
   /// them.
-  etad::variable_block<T> variable_block(std::span<const T> values);
+  ETAD_ALWAYS_INLINE etad::variable_block<T> variable_block(std::span<const T> values);
 
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
@@ -237,7 +237,8 @@ public:
   /// d(target)/d(sources[k]) written into out[k], for the variables of a block (zero for one the
   /// target does not depend on); as gradient() of a range of reals, with no check of the
   /// sources beyond the block's own (one tape, one epoch).
-  void gradient(const real<T>& target, const etad::variable_block<T>& sources, std::span<T> out);
+  ETAD_ALWAYS_INLINE void gradient(const real<T>& target, const etad::variable_block<T>& sources,
+                                   std::span<T> out);
   /// The same into a new vector.
   std::vector<T> gradient(const real<T>& target, const etad::variable_block<T>& sources) {
     std::vector<T> out(sources.size());
@@ -403,6 +404,14 @@ private:
     if (uniform) {
       const T c = T(0) + p[0];
       for (std::size_t k = 0; k < m; ++k) o[k] = c;
+    } else if (m <= 16) {
+      // Partials a reduction has just written element by element (prod's scans): read them by
+      // 8-byte loads, which the store buffer forwards; a vector load spanning several of those
+      // stores waits until they reach the cache.
+      for (std::size_t k = 0; k < m; ++k) {
+        detail::no_vectorize();
+        o[k] = T(0) + p[k];
+      }
     } else {
       for (std::size_t k = 0; k < m; ++k) o[k] = T(0) + p[k];
     }

@@ -24,6 +24,17 @@ namespace etad::detail {
 
 using index_t = std::uint32_t;
 
+/// Placed in a loop's body, keeps the compiler from vectorizing the loop (an empty asm
+/// statement, which emits nothing). For short loops over values that were just written
+/// element by element (variables(), a reduction's partials): vector loads spanning several of
+/// those stores are not forwarded from the store buffer and wait for the stores to reach the
+/// cache, while 8-byte loads are forwarded.
+ETAD_ALWAYS_INLINE void no_vectorize() noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __asm__("");
+#endif
+}
+
 /// Set in end[s] for a range statement; the rest of end[s] is the offset. Blocks hold fewer than
 /// 2^31 partials, so the bit is free.
 inline constexpr index_t range_flag = index_t(1) << 31;
