@@ -3,12 +3,13 @@
 # bench/ab/ab_problems.cpp is compiled against the headers of REV ("base") and against the work
 # tree's include/ ("work"), with etad's namespace renamed in each, and Google Benchmark
 # interleaves the two sides' repetitions, so that a busy shared machine slows both alike.
-# Prints each benchmark's medians and work/base, and the same for each side's fastest repetition
-# (busy spells on the host only add time, so the minima are the steadier comparison of code). Read the ratio with the spread of an A/A run
+# Prints each benchmark's medians and work/base, and the same for each side's fastest
+# repetition (busy spells on the host only add time, so the minima are the steadier comparison
+# of code). Read the ratio with the spread of an A/A run
 # (REV = HEAD with a clean tree): where the code lands in the program alone moves a 40 ns
 # benchmark by a few per cent. Both sides compile the work tree's bench/problems, so REV's
 # headers must have every API those use.
-# Usage: tools/ab_bench.sh REV [REGEX] [REPETITIONS]   (REPETITIONS >= 2: the table is of medians)
+# Usage: tools/ab_bench.sh REV [REGEX] [REPETITIONS]   (REPETITIONS >= 2: medians and minima)
 #   tools/ab_bench.sh HEAD '^(sum|chain):.*/10$' 21
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -67,7 +67,8 @@ def load(paths, field, stat="median"):
             if stat == "min" and runs.get(name):
                 table[(problem, size)][impl] = min(runs[name])
             else:
-                table[(problem, size)][impl] = medians[name] if name in medians else statistics.fmean(runs[name])
+                table[(problem, size)][impl] = (medians[name] if name in medians
+                                                else statistics.fmean(runs[name]))
     return table
 
 
@@ -102,7 +103,8 @@ def main():
     args = parser.parse_args()
     field = f"{args.time}_time"
     if args.run:
-        tables = [load(sorted(glob.glob(os.path.join(d, "*.json"))), field, args.stat) for d in args.run]
+        tables = [load(sorted(glob.glob(os.path.join(d, "*.json"))), field, args.stat)
+                  for d in args.run]
     else:
         tables = [load(args.files, field, args.stat)]
     tables = [t for t in tables if t]
@@ -116,7 +118,9 @@ def main():
     columns = [f"{i} / hw" for i in etad + peers] + [f"{p} / etad_tape" for p in peers]
     head = ["problem", "size", "handwritten ns"] + columns + ["targets"]
     runs = len(per_run)
-    print(f"{args.time} time ({'fastest' if args.stat == 'min' else 'median'} of each benchmark's repetitions); 'x / hw' is the ratio to the hand-written gradient, "
+    of_reps = "fastest" if args.stat == "min" else "median"
+    print(f"{args.time} time ({of_reps} of each benchmark's repetitions); "
+          "'x / hw' is the ratio to the hand-written gradient, "
           "'peer / etad_tape' how many times faster etad_tape is" +
           (f"; median of {runs} runs (lowest-highest)" if runs > 1 else "") + ".\n")
     print("| " + " | ".join(head) + " |")
