@@ -1,33 +1,13 @@
 // bench/static_bench.cpp — etad::gradient on three fixed formulas against the plain value and a
 // hand-written gradient: trig3 (transcendental, 3 inputs), chain20 (20 chained scalar ops, one
 // expression), poly10 (10-term cubic with run-time coefficients). Formulas in static_problems.hpp.
-#include "static_problems.hpp"
+#include "static_loop.hpp"
 
 #include <benchmark/benchmark.h>
-
-#include <cstddef>
 
 namespace {
 
 using namespace etad_bench;
-
-// Every benchmark cycles through its problem's points (so no input is a compile-time constant
-// and consecutive calls differ) and sinks each result. The points are hidden from the optimizer
-// once before the loop.
-template <class Problem, class Fn>
-void run(benchmark::State& state, Fn fn) {
-  auto pts = Problem::points();
-  benchmark::DoNotOptimize(pts.data());
-  if constexpr (requires { Problem::coefficients(); })
-    benchmark::DoNotOptimize(Problem::coefficients().data());
-  benchmark::ClobberMemory();
-  std::size_t i = 0;
-  for (auto _ : state) {
-    auto r = fn(pts[i]);
-    benchmark::DoNotOptimize(r);
-    i = (i + 1) % point_count;
-  }
-}
 
 template <class Problem>
 void value(benchmark::State& state) {

@@ -47,6 +47,7 @@ template <operand X> constexpr auto expm1(const X& x) { return etad::apply(expm1
 struct log_op {
   static constexpr std::string_view name = "log";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::log; return log(x); }
   // x + 0: at x = -0, 1/x would be -inf, the slope from the side where log is not defined
   // (log(-x) at 0 had gradient +inf); -0 + 0 is +0, and nothing else changes.
@@ -58,6 +59,7 @@ template <operand X> constexpr auto log(const X& x) { return etad::apply(log_op{
 struct log2_op {
   static constexpr std::string_view name = "log2";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::log2; return log2(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     return std::array{1 / ((x + 0) * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln2))};
@@ -69,6 +71,7 @@ template <operand X> constexpr auto log2(const X& x) { return etad::apply(log2_o
 struct log10_op {
   static constexpr std::string_view name = "log10";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::log10; return log10(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     return std::array{1 / ((x + 0) * detail::like<std::remove_cvref_t<decltype(x)>>(detail::ln10))};
@@ -82,6 +85,7 @@ template <operand X> constexpr auto log10(const X& x) { return etad::apply(log10
 struct log1p_op {
   static constexpr std::string_view name = "log1p";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::log1p; return log1p(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / (1 + x)}; }
 };

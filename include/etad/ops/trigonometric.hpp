@@ -51,6 +51,7 @@ template <operand X> constexpr auto tan(const X& x) { return etad::apply(tan_op{
 struct asin_op {
   static constexpr std::string_view name = "asin";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::asin; return asin(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using std::sqrt;
@@ -64,6 +65,7 @@ template <operand X> constexpr auto asin(const X& x) { return etad::apply(asin_o
 struct acos_op {
   static constexpr std::string_view name = "acos";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::acos; return acos(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using std::sqrt;
@@ -76,6 +78,7 @@ template <operand X> constexpr auto acos(const X& x) { return etad::apply(acos_o
 struct atan_op {
   static constexpr std::string_view name = "atan";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::atan; return atan(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / (1 + x * x)}; }
 };
@@ -89,6 +92,7 @@ template <operand X> constexpr auto atan(const X& x) { return etad::apply(atan_o
 struct atan2_op {
   static constexpr std::string_view name = "atan2";
   static constexpr std::size_t arity = 2;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& y, const auto& x) { using std::atan2; return atan2(y, x); }
   static constexpr auto partials(const auto& y, const auto& x, const auto& f) {
     // Divided twice by hypot(x, y), not once by x^2 + y^2: the squares underflow (partials inf)
@@ -159,6 +163,7 @@ template <operand X> constexpr auto tanh(const X& x) { return etad::apply(tanh_o
 struct asinh_op {
   static constexpr std::string_view name = "asinh";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::asinh; return asinh(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using std::hypot;
@@ -173,6 +178,7 @@ template <operand X> constexpr auto asinh(const X& x) { return etad::apply(asinh
 struct acosh_op {
   static constexpr std::string_view name = "acosh";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::acosh; return acosh(x); }
   static constexpr auto partials(const auto& x, const auto&) {
     using std::sqrt;
@@ -186,6 +192,7 @@ template <operand X> constexpr auto acosh(const X& x) { return etad::apply(acosh
 struct atanh_op {
   static constexpr std::string_view name = "atanh";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = false;
   static constexpr auto value(const auto& x) { using std::atanh; return atanh(x); }
   static constexpr auto partials(const auto& x, const auto&) { return std::array{1 / ((1 - x) * (1 + x))}; }
 };

@@ -66,7 +66,7 @@ constexpr auto evaluate(const E& e) {
   using S = scalar_t<E>;
   detail::sweep_for<S, 0, E> sw{};
   detail::frame<E, S> fr{};
-  sw.forward_slots();
+  sw.template forward_slots<false>();
   return sw.template forward<false>(e, fr);  // values only: no fused rule's partials
 }
 

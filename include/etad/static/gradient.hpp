@@ -152,6 +152,8 @@ using traced_roots_t = decltype(output_roots(trace<N, Level>(std::declval<F&>())
 template <class F, std::size_t N, std::size_t Level = 0>
 struct traced {
   using roots = traced_roots_t<F, N, Level>;
+  // The static front doors take partials early (sweep.hpp, early_partials_v).
+  static constexpr bool early_partials = true;
   template <std::size_t... I, class... E>
   static shared_t<E...> slots_of(const flat_tuple_impl<std::index_sequence<I...>, E...>&);
   using slots = decltype(slots_of(std::declval<const roots&>()));
@@ -237,7 +239,7 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
   template <bool Partials = true>
   ETAD_SWEEP_INLINE constexpr std::array<S, outputs> forward(const std::array<S, N>& x) {
     sw.x = x;
-    sw.forward_slots();
+    sw.template forward_slots<Partials>();
     return {sw.template forward<Partials>(detail::get<I>(roots), detail::get<I>(frames))...};
   }
   ETAD_SWEEP_INLINE constexpr void reset_adjoints() {

@@ -97,12 +97,52 @@ struct kids_of<node<Op, C...>, S> {
 template <class E, class S>
 struct frame {};
 
-/// A fused rule's partials, kept from the forward sweep (nothing for other rules).
+/// The most arguments a rule may have for its partials to be taken early (early_partials_v).
+inline constexpr std::size_t early_partials_max_arity = 4;
+
+/// Whether a node of rule Op with Arity children takes its partials early: the forward sweep
+/// of a static front door computes them right after the node's value (or just before it, for a
+/// rule whose partials do not read the value: partials_need_value_v) and keeps them in the
+/// node's frame for the reverse or tangent sweep, as a hand-written gradient computes
+/// `1 / (1 + x*x)` where it has the operands rather than after everything else. The work and the
+/// numbers are the same; what changes is where the work stands: a division or a transcendental
+/// partial taken before the next call (exp, log, sincos) runs while that call runs instead of
+/// waiting at the end of the gradient, and the compilers do not move arithmetic across calls
+/// themselves. (With clang, chain20's gradient went from 1.19x to 1.07x of the hand-written
+/// one; with g++, trig3's and chain20's took 1-3 % less time: docs/performance.md, "Partials
+/// taken early".) Not for:
+/// product rules (their partials are their operands, and a tree of them is swept by
+/// product_plan); gated rules (a closed gate sends the partials nowhere); rules without a
+/// gradient; nodes of more than early_partials_max_arity children (a wide sum's partials are
+/// constants: an array of them per node would only cost compile time); nested tapes (there a
+/// partial is an outer statement, recorded only where an adjoint arrives). Not in tape
+/// statements (roots_key), whose reverse sweep follows the forward sweep at once, and only when
+/// a tape records; in shared slots with clang only (early_slot_partials).
 template <class Op, std::size_t Arity, class S>
-struct fused_partials {};
+inline constexpr bool early_partials_v =
+    !is_fused_v<Op> && !is_gated_v<Op> && !is_product_v<Op> && is_differentiable_v<Op> &&
+    Arity <= early_partials_max_arity && !expression<S>;
+
+/// Whether shared slots take their partials early too (sweep::takes_early_v). The slots are all
+/// computed first, ahead of the tree, so a slot's partials taken early are held across every
+/// later call. With clang that paid: its chain20 went from 1.10x to 1.07x the hand-written
+/// gradient, as cos(x y), sin(x y)'s partial, was called at the start instead of at the end
+/// (clang calls sin and cos apart); g++ calls sincos for the pair anyway, and on a formula of
+/// slots only (exp(x/y) + log(yz) atan(x/z) + sqrt(x^2 + z^2)) took 4 % longer, holding the
+/// slots' divisions across the calls (docs/performance.md, "Partials taken early").
+#if defined(__clang__)
+inline constexpr bool early_slot_partials = true;
+#else
+inline constexpr bool early_slot_partials = false;
+#endif
+
+/// The partials a node keeps from its forward sweep: a fused rule's (computed with its value)
+/// and those taken early (early_partials_v); nothing for other rules.
 template <class Op, std::size_t Arity, class S>
-  requires is_fused_v<Op>
-struct fused_partials<Op, Arity, S> {
+struct kept_partials {};
+template <class Op, std::size_t Arity, class S>
+  requires(is_fused_v<Op> || early_partials_v<Op, Arity, S>)
+struct kept_partials<Op, Arity, S> {
   std::array<S, Arity> p{};
 };
 
@@ -111,7 +151,7 @@ template <class Op, class... C, class S>
 struct frame<node<Op, C...>, S> {
   value_t<node<Op, C...>, S> v{};
   typename kids_of<node<Op, C...>, S>::type kids{};
-  [[no_unique_address]] fused_partials<Op, sizeof...(C), S> fused{};
+  [[no_unique_address]] kept_partials<Op, sizeof...(C), S> kept{};
 };
 
 /// An active leaf's frame accumulates the adjoint of that one occurrence. It starts at -0.0, the
@@ -238,6 +278,9 @@ inline constexpr bool merges_factors_v = [] {
 template <class... Roots>
 struct roots_key {
   using slots = shared_t<Roots...>;
+  // A tape statement's reverse sweep follows its forward sweep at once, and only when a tape
+  // records (see early_partials_v).
+  static constexpr bool early_partials = false;
 };
 
 /// A sweep at one point: inputs x, input adjoints grad, input tangents dx, and per shared slot a
@@ -252,6 +295,17 @@ struct sweep {
   template <class... Sh>
   static flat_tuple<value_t<Sh, S>...> slot_values_type(boost::mp11::mp_list<Sh...>);
 
+  /// Whether node E takes its partials early in this sweep (early_partials_v): in the static
+  /// front doors (Key::early_partials), and in a shared slot only where early_slot_partials.
+  template <class E>
+  static constexpr bool takes_early_v = Key::early_partials &&
+                                        (!E::input_only || early_slot_partials) &&
+                                        early_partials_v<typename E::op_type, E::arity, S>;
+  static constexpr bool early_slots = Key::early_partials && early_slot_partials;
+  template <class... Sh>
+  static flat_tuple<kept_partials<typename Sh::op_type, Sh::arity, S>...> slot_partials_type(
+      boost::mp11::mp_list<Sh...>);
+
   std::array<S, N> x{};
   // Input adjoints start at -0.0 too; an input that received nothing reports +0.0 (gradient()).
   // Without gates every flag is a compile-time true after inlining: no test, and the first
@@ -260,6 +314,8 @@ struct sweep {
   std::array<bool, N> input_reached{};
   std::array<S, N> dx{};
   decltype(slot_values_type(slot_list{})) slot_value{};
+  // The partials of the slots that take them early (takes_early_v); empty for the others.
+  [[no_unique_address]] decltype(slot_partials_type(slot_list{})) slot_partials{};
   // Adjoints start at -0.0, the identity of +: the first contribution then compiles to a move.
   std::array<S, slots> slot_adjoint = filled<slots>(-S(0));
   // A slot below a gated edge (select, min, ...) may get no contribution: it must then push
@@ -334,12 +390,22 @@ struct sweep {
       in_order({(f.template operator()<Reverse ? slot_chunks - 1 - C : C>(), 0)...});
     }(std::make_index_sequence<slot_chunks>{});
   }
-  template <std::size_t C>
+  /// Slot K's value, and its partials where it takes them early (Partials: see forward()).
+  template <std::size_t K, bool Partials>
+  ETAD_SWEEP_INLINE constexpr void forward_slot() {
+    using E = type_at_t<slot_list, K>;
+    constexpr bool early = Partials && takes_early_v<E>;
+    if constexpr (early && !partials_need_value_v<typename E::op_type>)
+      detail::get<K>(slot_partials).p = node_partials(E{}, empty_frame<frame<E, S>>, S{});
+    detail::get<K>(slot_value) = node_value(E{}, empty_frame<frame<E, S>>);
+    if constexpr (early && partials_need_value_v<typename E::op_type>)
+      detail::get<K>(slot_partials).p =
+          node_partials(E{}, empty_frame<frame<E, S>>, detail::get<K>(slot_value));
+  }
+  template <std::size_t C, bool Partials>
   ETAD_OUTLINE constexpr void forward_slot_chunk() {
-    for_slots_of_chunk<C, false>([&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA {
-      using E = type_at_t<slot_list, K>;
-      detail::get<K>(slot_value) = node_value(E{}, empty_frame<frame<E, S>>);
-    });
+    for_slots_of_chunk<C, false>(
+        [&]<std::size_t K>() ETAD_SWEEP_INLINE_LAMBDA { forward_slot<K, Partials>(); });
   }
   template <std::size_t C>
   ETAD_OUTLINE constexpr void backward_slot_chunk() {
@@ -352,11 +418,19 @@ struct sweep {
     });
   }
 
+  /// The slots' values, first to last (Partials: see forward()).
+  template <bool Partials = true>
   ETAD_SWEEP_INLINE constexpr void forward_slots() {
     if constexpr (chunked_slots) {
-      for_each_slot_chunk<false>(
-          [&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA { forward_slot_chunk<C>(); });
+      for_each_slot_chunk<false>([&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA {
+        forward_slot_chunk<C, Partials && early_slots>();
+      });
+    } else if constexpr (Partials && early_slots) {
+      [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
+        in_order({(forward_slot<K, true>(), 0)...});
+      }(std::make_index_sequence<slots>{});
     } else {
+      // (Without a function per slot where none takes its partials early.)
       [&]<class... Sh, std::size_t... K>(boost::mp11::mp_list<Sh...>, std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
         in_order(
             {(detail::get<K>(slot_value) = node_value(Sh{}, empty_frame<frame<Sh, S>>), 0)...});
@@ -427,12 +501,45 @@ struct sweep {
           in_order({(forward_child<Partials>(detail::get<I>(e.children), detail::get<I>(fr.kids)),
                      0)...});
         }(std::make_index_sequence<E::arity>{});
-      if constexpr (Partials && is_fused_v<typename E::op_type>)
+      if constexpr (Partials && is_fused_v<typename E::op_type>) {
         fused_value(e, fr);
-      else
+      } else if constexpr (Partials && takes_early_v<E> &&
+                           !partials_need_value_v<typename E::op_type>) {
+        // The partials do not read f: taken before the value, they run while its call does.
+        fr.kept.p = node_partials(e, fr, S{});
         fr.v = node_value(e, fr);
+      } else {
+        fr.v = node_value(e, fr);
+        if constexpr (Partials && takes_early_v<E>)
+          fr.kept.p = node_partials(e, fr, fr.v);
+      }
     }
     return value(e, fr);
+  }
+
+  /// The partials of node e whose value is f, as S (taken early: see takes_early_v). A rule
+  /// without a usable partials() gives zeros here, and its error from for_each_partial.
+  template <class E>
+  ETAD_SWEEP_INLINE constexpr std::array<S, E::arity> node_partials(const E& e,
+                                                                    const frame<E, S>& fr,
+                                                                    const S& f) const {
+    using Op = typename E::op_type;
+    const auto& k = kids(fr);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) ETAD_SWEEP_INLINE_LAMBDA {
+      constexpr bool has_partials = requires {
+        e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., f);
+      };
+      if constexpr (has_partials) {
+        const auto p = e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., f);
+        check_partials<Op, E::arity, decltype(p)>();
+        if constexpr (is_tuple_like_v<decltype(p)>)
+          return std::array<S, E::arity>{static_cast<S>(std::get<I>(p))...};
+        else
+          return std::array<S, E::arity>{};
+      } else {
+        return std::array<S, E::arity>{};
+      }
+    }(std::make_index_sequence<E::arity>{});
   }
 
   /// A fused rule's node: value and partials from one call, both kept in the frame.
@@ -463,7 +570,7 @@ struct sweep {
             fr.v = outer_value(e, fr);
           else
             fr.v = static_cast<S>(r.value);
-          fr.fused.p = {static_cast<S>(std::get<I>(r.partials))...};
+          fr.kept.p = {static_cast<S>(std::get<I>(r.partials))...};
         }
       }
     }(std::make_index_sequence<E::arity>{});
@@ -505,9 +612,14 @@ struct sweep {
                     "etad: a differentiable rule has no partials() callable with its argument "
                     "values and its value f; define partials(args..., f) returning one partial "
                     "per argument, or declare `static constexpr bool differentiable = false;`");
-      if constexpr (is_fused_v<Op>) {
-        // Computed with the value by the forward sweep (fused_value).
-        in_order({(f(detail::get<I>(e.children), detail::get<I>(k), fr.fused.p[I]), 0)...});
+      if constexpr (is_fused_v<Op> || (!E::input_only && takes_early_v<E>)) {
+        // Kept by the forward sweep (fused_value, or taken early).
+        in_order({(f(detail::get<I>(e.children), detail::get<I>(k), fr.kept.p[I]), 0)...});
+      } else if constexpr (takes_early_v<E>) {
+        // A slot's, kept by forward_slot.
+        in_order({(f(detail::get<I>(e.children), detail::get<I>(k),
+                     detail::get<slot<E>>(slot_partials).p[I]),
+                   0)...});
       } else if constexpr (!has_partials) {
         return;  // the assertion said it all; avoid follow-on errors
       } else {
