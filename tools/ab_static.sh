@@ -5,7 +5,8 @@
 # renamed in each, and Google Benchmark interleaves the two sides' repetitions, so that a busy
 # shared machine slows both alike. Prints, per problem and side, the medians of handwritten and
 # etad_static and their ratio, then work/base of etad_static: the hand-written rows are the same
-# code on both sides, so their base/work is the run's own noise (A/A).
+# code on both sides, so their base/work is the run's own noise (A/A). Both sides compile the work
+# tree's bench files, so REV's headers must have every API those use.
 # Usage: tools/ab_static.sh REV [REGEX] [REPETITIONS] [COMPILER]
 #   tools/ab_static.sh HEAD . 30 clang++
 set -euo pipefail

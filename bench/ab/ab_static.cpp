@@ -6,8 +6,8 @@
 //   trig3, chain20, poly10 (bench/static_problems.hpp): handwritten and etad_static;
 //   chain/1000 (bench/problems/chain.hpp): handwritten and etad_static (etad::loop);
 //   slots: etad_static alone, a formula whose every node is a shared slot,
-//     exp(x/y) + log(y z) atan(x/z) + sqrt(x^2 + z^2), where the place where the sweep computes a slot's
-//     partials shows (docs/performance.md, "Partials taken early").
+//     exp(x/y) + log(y z) atan(x/z) + sqrt(x^2 + z^2), where the place where the sweep computes
+//     a slot's partials shows (docs/performance.md, "Partials taken early").
 // Every etad gradient is checked against the hand-written one first (a wrong gradient is not a
 // benchmark); the hand-written rows are the same code on both sides, an A/A check of the run.
 #include "../problems/chain.hpp"
@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>

@@ -27,8 +27,9 @@ namespace etad {
 ///   static constexpr bool product = true;          // optional: the value is the product of the
 ///                                                  // arguments, so partial i is the product of
 ///                                                  // the others (see is_product_v)
-///   static constexpr bool partials_need_value = false;  // optional: partials() does not
-///                                                  // read f (see partials_need_value_v)
+///   static constexpr bool partials_need_value = false;
+///                                                  // optional: partials() does not read f
+///                                                  // (see partials_need_value_v)
 ///   static constexpr bool fused = true;            // optional, with
 ///   value_and_partials(const auto&... args)        // an object with members `value` and
 ///                                                  // `partials` (one per argument), computed
@@ -63,12 +64,16 @@ inline constexpr bool is_product_v = requires { requires bool(Rule::product); };
 
 /// Whether a rule's partials() reads f, its last argument (the value). A rule that declares
 /// `partials_need_value = false` promises that it does not (it may use f's type): a static
-/// gradient may then call partials() before value(), with an unspecified f, so that a division
-/// in the partials (log's 1/x, atan's 1/(1 + x^2)) runs while value()'s call does, instead of
-/// after it. Nothing else changes: the same partials, the same numbers.
+/// gradient may then call partials() before value(), with f a quiet NaN, so that a division in
+/// the partials (log's 1/x, atan's 1/(1 + x^2)) runs while value()'s call does, instead of after
+/// it. Nothing else changes: the same partials, the same numbers.
 template <class Rule>
-inline constexpr bool partials_need_value_v =
-    !requires { requires !bool(Rule::partials_need_value); };
+inline constexpr bool partials_need_value_v = [] {
+  if constexpr (requires { Rule::partials_need_value; })
+    return bool(Rule::partials_need_value);
+  else
+    return true;
+}();
 
 // is_fused_v (fused rules) is defined in core/expression.hpp, which node's input_only needs.
 

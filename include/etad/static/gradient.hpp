@@ -152,8 +152,15 @@ using traced_roots_t = decltype(output_roots(trace<N, Level>(std::declval<F&>())
 template <class F, std::size_t N, std::size_t Level = 0>
 struct traced {
   using roots = traced_roots_t<F, N, Level>;
-  // The static front doors take partials early (sweep.hpp, early_partials_v).
+  // The static front doors take partials early (detail/frame.hpp, early_partials_v), and in shared
+  // slots where every edge passes its adjoint on (all_edges_open_v).
   static constexpr bool early_partials = true;
+  template <std::size_t... I, class... E>
+  static constexpr bool open(const flat_tuple_impl<std::index_sequence<I...>, E...>*) {
+    return all_v<all_edges_open_v<E>...>;
+  }
+  static constexpr bool early_slot_partials =
+      detail::early_slot_partials && open(static_cast<const roots*>(nullptr));
   template <std::size_t... I, class... E>
   static shared_t<E...> slots_of(const flat_tuple_impl<std::index_sequence<I...>, E...>&);
   using slots = decltype(slots_of(std::declval<const roots&>()));

@@ -78,14 +78,15 @@ ETAD_ALWAYS_INLINE real<T> call_statement(F& f, std::index_sequence<J...>, const
   constexpr bool listed[k] = {(is_real_v<A> && P::template reaches_input<J>)...};
   constexpr std::size_t listed_count = (std::size_t(listed[J]) + ...);
   auto prog = make_program<T, k>(f);
-  const T v = prog.forward({call_value<T>(args)...})[0];
   const index_t in[k] = {call_index(args)...};
-  if ((in[J] | ...) == 0) return real<T>(v);  // constants in, a constant out
-  basic_tape<T>* t = basic_tape<T>::recording();
-  if (t == nullptr) [[unlikely]] {
-    if (paused_recording<T> != 0) return real<T>(v);
-    call_without_tape();
+  // Constants in, a constant out; recording paused, a number: values only, no partials.
+  basic_tape<T>* t = (in[J] | ...) == 0 ? nullptr : basic_tape<T>::recording();
+  if (t == nullptr) {
+    if ((in[J] | ...) != 0 && paused_recording<T> == 0) [[unlikely]]
+      call_without_tape();
+    return real<T>(prog.template forward<false>({call_value<T>(args)...})[0]);
   }
+  const T v = prog.forward({call_value<T>(args)...})[0];
 #if ETAD_CHECKED
   // As for scalar statements: a real of another tape or epoch, caught in checked builds.
   const std::uint32_t epoch = t->epoch();
