@@ -52,35 +52,24 @@ struct from_value_op {
   constexpr auto partials(const auto& x, const auto& f) const { return std::array{f / x}; }
 };
 
-/// 2x, logging its calls as "s"; stateless, so that its nodes on inputs are shared slots.
-/// (logged_free_op: the same, declaring partials_need_value = false, logging as "t".)
+/// 2x, logging its calls as "<Id>.v" and "<Id>.p"; stateless, so that its nodes on inputs are
+/// shared slots. NeedValue: its partials_need_value.
+template <char Id, bool NeedValue>
 struct logged_op {
   static constexpr std::string_view name = "logged";
   static constexpr std::size_t arity = 1;
+  static constexpr bool partials_need_value = NeedValue;
   static auto value(const auto& x) {
-    calls += "s.v ";
+    calls += std::string{Id} + ".v ";
     return 2 * x;
   }
   static auto partials(const auto&, const auto&) {
-    calls += "s.p ";
+    calls += std::string{Id} + ".p ";
     return std::array{2};
   }
 };
-inline constexpr etad::op_fn<logged_op> logged{};
-struct logged_free_op {
-  static constexpr std::string_view name = "logged_free";
-  static constexpr std::size_t arity = 1;
-  static constexpr bool partials_need_value = false;
-  static auto value(const auto& x) {
-    calls += "t.v ";
-    return 2 * x;
-  }
-  static auto partials(const auto&, const auto&) {
-    calls += "t.p ";
-    return std::array{2};
-  }
-};
-inline constexpr etad::op_fn<logged_free_op> logged_free{};
+inline constexpr etad::op_fn<logged_op<'s', true>> logged{};
+inline constexpr etad::op_fn<logged_op<'t', false>> logged_free{};
 
 /// A rule that says, as is the default, that its partials read f.
 struct says_true {
@@ -240,6 +229,23 @@ TEST_CASE("early partials: a loop's value on numbers computes no partials", "[st
   CHECK(calls == "a.v a.p a.v a.p ");
   CHECK(r.gradient[0] == 1.0);  // (y / 2)^2
   CHECK(r.gradient[1] == 1.0);  // d/dy of x y^2 / 4 at (1, 2)
+}
+
+TEST_CASE("early partials: call()'s function takes its partials early, recorded or not",
+          "[static][early][tape]") {
+  const auto f = [](auto t, auto y) { return scaled('b', 3.0)(scaled('a', 2.0)(t) + y); };
+  etad::tape t;
+  etad::real x = t.variable(1.5), y = t.variable(0.5);
+  calls.clear();
+  etad::real z = etad::call(f, x, y);
+  CHECK(calls == "a.v a.p b.v b.p ");
+  const auto g = t.gradient(z, x, y);
+  CHECK(g[0] == 6.0);
+  CHECK(g[1] == 3.0);
+  calls.clear();  // constants in: a number, its partials computed all the same (call.hpp)
+  etad::real c = etad::call(f, etad::real<double>(1.5), 0.5);
+  CHECK(c.value() == 10.5);
+  CHECK(calls == "a.v a.p b.v b.p ");
 }
 
 TEST_CASE("early partials: map_sum's element program takes each element's own partials",
