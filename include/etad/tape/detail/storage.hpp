@@ -767,13 +767,13 @@ private:
       if (constant_zero(a)) continue;
       if (!ranged) [[likely]] {
         if constexpr (held) {
+          // Tested in the order of the statements that loops record most: 3 partials (the
+          // recurrence's z * y + c), 4 or more (etad::call of a loop body, chain's 4: one test
+          // of m == 4 there rather than three; chain/10 -52 instructions), then 2, then the rest.
           if (m == 3) {
             push_one(adj, next, next, a, p, in, below, below, 0);
             push_held(adj, next, h1, hs1, a, p, in, below, 1);
             push_held(adj, next, h2, hs2, a, p, in, below, 2);
-          } else if (m == 2) {
-            push_one(adj, next, next, a, p, in, below, below, 0);
-            push_held(adj, next, h1, hs1, a, p, in, below, 1);
           } else if (m >= 4) {
             // adj[below - 1] is read now: contributions held for it go to memory first. (At
             // below == 0, below2 == below, whose contributions go to `next`: a statement at
@@ -787,15 +787,18 @@ private:
             push_one(adj, next, next2, a, p, in, below, below2, 0);
             push_held_long(adj, next, next2, h1, hs1, a, p, in, below, below2, 1);
             push_held_long(adj, next, next2, h2, hs2, a, p, in, below, below2, 2);
-            if (m == 5) {
+            if (m == 4) {
+              push_one(adj, next, next2, a, p, in, below, below2, 3);
+            } else if (m == 5) {
               push_one(adj, next, next2, a, p, in, below, below2, 3);
               push_one(adj, next, next2, a, p, in, below, below2, 4);
-            } else if (m == 4) {
-              push_one(adj, next, next2, a, p, in, below, below2, 3);
             } else {
               for (std::size_t j = 3; j < m; ++j)
                 push_one(adj, next, next2, a, p, in, below, below2, j);
             }
+          } else if (m == 2) {
+            push_one(adj, next, next, a, p, in, below, below, 0);
+            push_held(adj, next, h1, hs1, a, p, in, below, 1);
           } else {
             push_ordinary(adj, next, next, a, p, in, m, below, below);
           }
