@@ -63,6 +63,25 @@
 #  define ETAD_SWEEP_INLINE_LAMBDA
 #endif
 
+/// ETAD_PROGRAM_INLINE: on the static sweep's functions that etad::call runs in the user's loop
+/// and that hold a whole program (its backward sweep for call, program::backward_one, and the
+/// backward loop over its shared slots), always inlined with both compilers. g++ inlined them by
+/// its heuristics where a translation unit called a function through etad::call at one place,
+/// not at several: at three places, chain/10's recording took 7,176 instructions instead of
+/// 4,269 (the slots' loop became a function of its own, and sin and cos of one argument two
+/// calls instead of one sincos); always inlined, 4,269 at either (tools/call_sites.sh).
+/// ETAD_FLATTEN does not reach into call(): g++ inlines nothing early into an always_inline
+/// function, and later it no longer exists. (Every sweep function always inlined with g++
+/// compiled the generated 100-term sums 1.5-2.2x slower; docs/performance-tape.md, "Call
+/// sites".)
+#if defined(__GNUC__) || defined(__clang__)
+#  define ETAD_PROGRAM_INLINE inline __attribute__((always_inline))
+#  define ETAD_PROGRAM_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#  define ETAD_PROGRAM_INLINE inline
+#  define ETAD_PROGRAM_INLINE_LAMBDA
+#endif
+
 /// ETAD_FLATTEN_LIMIT: the static front doors inline their whole program into themselves (every
 /// call, recursively: building the expression and sweeping it) for expressions of at most this
 /// many nodes: the sweep's many small functions then vanish and its storage lives in registers,

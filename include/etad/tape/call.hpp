@@ -96,7 +96,7 @@ ETAD_ALWAYS_INLINE real<T> call_statement(F& f, std::index_sequence<J...>, const
   const std::uint32_t epoch = t->epoch();
   if (((call_epoch(args) != 0 && call_epoch(args) != epoch) || ...)) call_foreign_real();
 #endif
-  const std::array<T, k> g = prog.backward({T(1)});
+  const std::array<T, k> g = prog.backward_one();
   index_t defined;
   std::size_t q = 0;
   if (((!listed[J] || in[J] != 0) && ...)) [[likely]] {  // no constant among the listed reals

@@ -588,12 +588,12 @@ struct sweep {
   }
 
   /// After the tree's backward sweep: push the slots' adjoints to their children, last first.
-  ETAD_SWEEP_INLINE constexpr void backward_slots() {
+  ETAD_PROGRAM_INLINE constexpr void backward_slots() {
     if constexpr (chunked_slots) {
       for_each_slot_chunk<true>(
-          [&]<std::size_t C>() ETAD_SWEEP_INLINE_LAMBDA { backward_slot_chunk<C>(); });
+          [&]<std::size_t C>() ETAD_PROGRAM_INLINE_LAMBDA { backward_slot_chunk<C>(); });
     } else {
-      [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_SWEEP_INLINE_LAMBDA {
+      [&]<std::size_t... K>(std::index_sequence<K...>) ETAD_PROGRAM_INLINE_LAMBDA {
         in_order({(backward_slot<slots - 1 - K>(), 0)...});
       }(std::make_index_sequence<slots>{});
     }
