@@ -64,11 +64,12 @@
 #endif
 
 /// ETAD_PROGRAM_INLINE: on the static sweep's functions that etad::call runs in the user's loop
-/// and that hold a whole program (its backward sweep for call, program::backward_one, and the
-/// backward loop over its shared slots), always inlined with both compilers. g++ inlined them by
-/// its heuristics where a translation unit called a function through etad::call at one place,
-/// not at several: at three places, chain/10's recording took 7,176 instructions instead of
-/// 4,269 (the slots' loop became a function of its own, and sin and cos of one argument two
+/// and that hold a whole program (its backward sweep, program::backward_one, and the backward
+/// loop over its shared slots, sweep::backward_slots_inlined), always inlined with both
+/// compilers; the front doors keep their own versions, left to g++'s heuristics. g++ inlined
+/// them by its heuristics where a translation unit called a function through etad::call at one
+/// place, not at several: at three places, chain/10's recording took 7,176 instructions instead
+/// of 4,269 (the slots' loop became a function of its own, and sin and cos of one argument two
 /// calls instead of one sincos); always inlined, 4,269 at either (tools/call_sites.sh).
 /// ETAD_FLATTEN does not reach into call(): g++ inlines nothing early into an always_inline
 /// function, and later it no longer exists. (Every sweep function always inlined with g++

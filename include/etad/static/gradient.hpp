@@ -285,7 +285,7 @@ struct program<S, N, Key, flat_tuple_impl<std::index_sequence<I...>, E...>> {
     requires(outputs == 1)
   {
     sw.backward(detail::get<0>(roots), detail::get<0>(frames), S(1));
-    sw.backward_slots();
+    sw.backward_slots_inlined();
     if constexpr ((reaches_every_input_v<E, N> && ...))
       return sw.grad;
     else
