@@ -283,3 +283,70 @@ TEST_CASE("tape sweeps: short sweeps across block boundaries", "[tape][sweep]") 
   }
   CHECK(checked == 2 * 129);
 }
+
+// A sweep of more than two statements that stay within the block being recorded (every tape
+// shorter than a block) takes a path of its own (statement_store::sweep_long): straight to the
+// block's register sweep through the recording cursor. Checked against tangents computed here,
+// for sweeps down to the leading variables, down to an intermediate in the block, across a
+// variable recorded between statements, and over a block that holds a range statement (whose
+// register sweep decodes range flags). t[j] = t[j - 1] c(j - 1) + y as in the test above: the
+// products of the c(k) here are exact (their odd parts have fewer than 53 bits), so derivatives
+// with respect to an intermediate must match exactly; sums are compared to a relative 1e-14.
+TEST_CASE("tape sweeps: long sweeps within the block being recorded", "[tape][sweep]") {
+  const auto c = [](std::size_t j) { return 1.0 + double(j % 7) / 8.0; };
+  // d t[to] / d t[from], and d t[to] / dy, in plain doubles.
+  const auto dt_dt = [&](std::size_t to, std::size_t from) {
+    double p = 1;
+    for (std::size_t k = from; k < to; ++k) p *= c(k);
+    return p;
+  };
+  const auto dt_dy = [&](std::size_t to) {
+    double s = 0;
+    for (std::size_t j = 1; j <= to; ++j) s += dt_dt(to, j);
+    return s;
+  };
+  const auto close = [](double got, double want) {
+    return std::fabs(got - want) <= 1e-14 * std::fabs(want);
+  };
+  constexpr std::size_t count = 20;
+  etad::tape t{etad::persistent};
+  const real y = t.variable(0.5);
+  std::vector<real> ts{t.variable(1.0)};
+  for (std::size_t j = 1; j <= count; ++j) ts.push_back(ts.back() * c(j - 1) + y);
+
+  SECTION("down to the leading variables") {
+    const auto [d0, dy] = t.gradient(ts[count], ts[0], y);
+    CHECK(close(d0, dt_dt(count, 0)));
+    CHECK(close(dy, dt_dy(count)));
+  }
+  SECTION("down to an intermediate in the block") {
+    const auto [d6, d12, d20] = t.gradient(ts[count], ts[6], ts[12], ts[count]);
+    CHECK(d6 == dt_dt(count, 6));
+    CHECK(d12 == dt_dt(count, 12));
+    CHECK(d20 == 1.0);
+  }
+  SECTION("across a variable recorded between statements") {
+    const real v = t.variable(2.0);
+    const real q1 = ts[count] * v;
+    const real q2 = q1 * 3.0 + ts[15];
+    const real q3 = q2 * q2;
+    const auto [dv, d15, dy] = t.gradient(q3, v, ts[15], y);
+    // q3 = q2^2, q2 = 3 t20 v + t15: dq3 = 2 q2 dq2, and t15 depends on y too.
+    const double q2v = q2.value();
+    CHECK(close(dv, 2 * q2v * 3 * ts[count].value()));
+    CHECK(close(d15, 2 * q2v * (3 * v.value() * dt_dt(count, 15) + 1)));
+    CHECK(close(dy, 2 * q2v * (3 * v.value() * dt_dy(count) + dt_dy(15))));
+  }
+  SECTION("a block that holds a range statement") {
+    const real s = etad::sum(std::span<const real>(ts).subspan(5, 10));  // t[5] + ... + t[14]
+    const real r = s * ts[count];
+    const auto [d0, d3] = t.gradient(r, ts[0], ts[3]);
+    double ds_d0 = 0, ds_d3 = 0;
+    for (std::size_t k = 5; k < 15; ++k) {
+      ds_d0 += dt_dt(k, 0);
+      ds_d3 += dt_dt(k, 3);
+    }
+    CHECK(close(d0, ds_d0 * ts[count].value() + s.value() * dt_dt(count, 0)));
+    CHECK(close(d3, ds_d3 * ts[count].value() + s.value() * dt_dt(count, 3)));
+  }
+}
