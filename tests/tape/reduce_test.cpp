@@ -627,3 +627,23 @@ TEST_CASE("tape reduce: dot, squared_norm and the rest on scattered, empty and s
     CHECK(gradient_all(t, q, x) == std::vector<double>{2.0, 0.0, 6.0, -2.0});
   }
 }
+
+// log_sum_exp shifts by the maximum, found in 8 lanes with the elements past the last whole 8
+// in lanes of their own: the maximum at every position of ranges of 1 to 20 elements, 800
+// above the rest. A maximum missed would make e^(800 - m) overflow; found, the value is 800
+// (the other terms, e^-800, underflow to 0) and the gradient is 1 there, 0 elsewhere.
+TEST_CASE("tape reduce: log_sum_exp finds the maximum at every position", "[tape][reduce]") {
+  etad::tape t{etad::persistent};
+  for (std::size_t n = 1; n <= 20; ++n)
+    for (std::size_t at = 0; at < n; ++at) {
+      INFO("n = " << n << ", maximum at " << at);
+      std::vector<double> v(n, -0.5);
+      v[at] = 800.0;
+      t.reset();
+      const std::vector<real> x = variables(t, v);
+      const real l = etad::log_sum_exp(x);
+      CHECK(l.value() == 800.0);
+      const auto g = gradient_all(t, l, x);
+      for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == (i == at ? 1.0 : 0.0));
+    }
+}

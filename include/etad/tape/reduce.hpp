@@ -673,7 +673,8 @@ ETAD_ALWAYS_INLINE T prod_fill(std::size_t n, X&& x, T* p, Visit&& visit) {
 /// log_sum_exp's maximum of x(0) .. x(n - 1), n >= 1, in 8 interleaved lanes (one dependent
 /// compare per element is the latency bound otherwise); `v > m ? v : m` in every lane and in the
 /// final combination, so NaN elements are skipped (and a NaN x(0) wins) exactly as in a plain
-/// loop.
+/// loop. The last n % 8 elements go to lanes of their own too, before the lanes are combined
+/// (at n = 10 two dependent compares fewer than a tail loop after the combination).
 template <class T, class X>
 ETAD_ALWAYS_INLINE T max_of(std::size_t n, X&& x) {
   T lanes[8];
@@ -684,13 +685,15 @@ ETAD_ALWAYS_INLINE T max_of(std::size_t n, X&& x) {
       const T v = x(i + l);
       lanes[l] = v > lanes[l] ? v : lanes[l];
     }
+  for (std::size_t i = n8; i < n; ++i) {
+    const T v = x(i);
+    lanes[i - n8] = v > lanes[i - n8] ? v : lanes[i - n8];
+  }
   // The lanes are combined pairwise (4, 2, 1 apart), in registers: a loop over the stored lanes
   // made g++ store the vector of lanes and load it back element by element.
   for (std::size_t w = 4; w >= 1; w /= 2)
     for (std::size_t l = 0; l < w; ++l) lanes[l] = lanes[l + w] > lanes[l] ? lanes[l + w] : lanes[l];
-  T m = lanes[0];
-  for (std::size_t i = n8; i < n; ++i) m = x(i) > m ? x(i) : m;
-  return m;
+  return lanes[0];
 }
 template <class T>
 bool is_finite_max(const T& m) {
