@@ -576,6 +576,8 @@ public:
     // general sweep's entry were most of such a sweep's instructions.
     if (hi > lo && hi - lo <= short_sweep)
       sweep_short(adj, hi, lo);
+    else if (in_current_block(hi, lo))
+      sweep_current(adj, hi, lo);
     else
       sweep_long(adj, hi, lo);
   }
@@ -632,15 +634,20 @@ private:
     return true;
   }
 
-  // sweep_adjoints past the short sweeps: the register sweep, block by block.
-  [[gnu::noinline]] void sweep_long(T* adj, index_t hi, index_t lo) const {
+  // Whether every statement of a sweep of (lo, hi] is in the block being recorded into.
+  ETAD_ALWAYS_INLINE bool in_current_block(index_t hi, index_t lo) const {
+    return cur_ != nullptr && hi > lo && hi >= cur_->first &&
+           (lo + 1 >= cur_->first || current_ == 0);
+  }
+  // The register sweep of such a sweep: straight to the block's sweep_block, through the
+  // recording cursor.
+  ETAD_ALWAYS_INLINE void sweep_current(T* adj, index_t hi, index_t lo) const {
     // Every statement to visit in the block being recorded into (a tape of fewer statements than
     // a block holds, right after recording; its first block holds all of them, whatever lo):
     // straight to the register sweep of that block, through the recording cursor, with no
     // sync(), no search for the block and no carry between blocks (chain/10: 59 instructions
     // fewer per gradient).
-    if (cur_ != nullptr && hi > lo && hi >= cur_->first &&
-        (lo + 1 >= cur_->first || current_ == 0)) {
+    {
       const index_t f = cur_->first;
       const std::size_t s = hi - f + 1, stop = lo >= f ? lo - f + 1 : 0;
       const T next = cur_->has_ranges
@@ -649,8 +656,11 @@ private:
                          : sweep_block<false>(adj, adj[hi], at_.partial, at_.input, cur_->end, s,
                                               stop, hi, nullptr, nullptr);
       adj[f + static_cast<index_t>(stop) - 1] = next;  // the index below the last one visited
-      return;
     }
+  }
+
+  // sweep_adjoints past the short sweeps: the register sweep, block by block.
+  [[gnu::noinline]] void sweep_long(T* adj, index_t hi, index_t lo) const {
     std::size_t bi = top_block(hi, lo);
     if (bi == blocks_.size()) return;
     T next = adj[hi];
