@@ -628,8 +628,9 @@ TEST_CASE("tape reduce: dot, squared_norm and the rest on scattered, empty and s
   }
 }
 
-// log_sum_exp shifts by the maximum, found in 8 lanes with the elements past the last whole 8
-// in lanes of their own: the maximum at every position of ranges of 1 to 20 elements, 800
+// log_sum_exp shifts by the maximum, found in interleaved lanes (8 for a range of reals, with
+// the elements past the last whole 8 in lanes of their own; 4 scalar lanes for a variable block
+// of up to 16): the maximum at every position of ranges and blocks of 1 to 20 elements, 800
 // above the rest. A maximum missed would make e^(800 - m) overflow; found, the value is 800
 // (the other terms, e^-800, underflow to 0) and the gradient is 1 there, 0 elsewhere.
 TEST_CASE("tape reduce: log_sum_exp finds the maximum at every position", "[tape][reduce]") {
@@ -645,5 +646,13 @@ TEST_CASE("tape reduce: log_sum_exp finds the maximum at every position", "[tape
       CHECK(l.value() == 800.0);
       const auto g = gradient_all(t, l, x);
       for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == (i == at ? 1.0 : 0.0));
+      // The same over a variable block, whose maximum of up to 16 values is found in scalar
+      // lanes of its own.
+      t.reset();
+      const etad::variable_block<double> b = t.variable_block(v);
+      const real lb = etad::log_sum_exp(b);
+      CHECK(lb.value() == 800.0);
+      const std::vector<double> gb = t.gradient(lb, b);
+      for (std::size_t i = 0; i < n; ++i) CHECK(gb[i] == (i == at ? 1.0 : 0.0));
     }
 }
