@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 
 namespace loop_test {
 
@@ -252,6 +253,82 @@ TEST_CASE("loop: evaluate() and loops on numbers compute values only, not the bo
   CHECK(s.value() == plain);
   // s5 = a^31 x^32: d/dx = 32 a^31 x^31.
   CHECK(t.gradient(s, x)[0] == Approx(32 * std::pow(1.1, 31) * std::pow(0.5, 31)).epsilon(1e-13));
+}
+
+// The Alias of a loop node's rule (static/loop.hpp): the position among its children of the
+// parameter that is the initial state itself, or 0; -1 for what is not a loop node.
+template <class E>
+inline constexpr std::size_t alias_of = std::size_t(-1);
+template <class B, class S, std::size_t L, std::size_t A, class... C>
+inline constexpr std::size_t alias_of<etad::node<etad::loop_op<B, S, L, A>, C...>> = A;
+
+TEST_CASE("loop: a parameter that is the initial state itself takes the partials of both",
+          "[static][loop]") {
+  // loop(k, affine, a, a, b): s_k = a^k a + b (a^k - 1) / (a - 1), so d/da is the closed form's
+  // dx + da at x = a. The two partials are accumulated as one (from 1), init's is 0.
+  const double a = 1.1, b = 0.2;
+  for (int k : {0, 1, 2, 7, 50}) {
+    INFO("k = " << k);
+    const auto r = etad::gradient(
+        [k](auto a, auto b) {
+          const auto l = etad::loop(k, affine, a, a, b);
+          static_assert(alias_of<std::remove_cvref_t<decltype(l)>> == 1);
+          return l;
+        },
+        a, b);
+    const auto e = affine_exact(k, a, a, b);
+    CHECK(r.value == Approx(e.value).epsilon(1e-14));
+    CHECK(r.gradient[0] == Approx(e.dx + e.da).epsilon(1e-13));
+    CHECK(r.gradient[1] == Approx(e.db).epsilon(1e-13));
+  }
+
+  // The same input-only expression twice (u = x x as init and as the parameter a, after b):
+  // d/dx = 2 x (dx + da) at x = a = u.
+  const double x = 1.05;
+  const auto u = etad::gradient(
+      [](auto x, auto b) {
+        const auto l = etad::loop(7, affine, x * x, b, x * x);
+        static_assert(alias_of<std::remove_cvref_t<decltype(l)>> == 2);
+        return l;
+      },
+      x, b);
+  // affine takes (s, a, b): here a = b (the input) and b = x x.
+  const auto eu = affine_exact(7, x * x, b, x * x);
+  CHECK(u.value == Approx(eu.value).epsilon(1e-14));
+  CHECK(u.gradient[0] == Approx(2 * x * (eu.dx + eu.db)).epsilon(1e-13));
+  CHECK(u.gradient[1] == Approx(eu.da).epsilon(1e-13));
+
+  // Not the same: other inputs, and constants (of one type, whatever their values).
+  const auto c = etad::gradient(
+      [](auto a) {
+        const auto l = etad::loop(3, affine, 2.0, a, 2.0);
+        static_assert(alias_of<std::remove_cvref_t<decltype(l)>> == 0);
+        const auto m = etad::loop(3, affine, a, a * 1.0, a + 0.0);
+        static_assert(alias_of<std::remove_cvref_t<decltype(m)>> == 0);
+        return l + m;
+      },
+      a);
+  // s_3 = 2 a^3 + 2 (1 + a + a^2), and a^4 + a (1 + a + a^2) from the second loop.
+  CHECK(c.gradient[0] == Approx(6 * a * a + 2 * (1 + 2 * a) + 4 * a * a * a + 1 + 2 * a + 3 * a * a)
+                             .epsilon(1e-13));
+
+  // A contracting loop long enough that init's partial alone, 0.3^k, sinks below the normal
+  // numbers (at k = 589) and to 0: s <- 0.3 s + x from x, d s_k / dx = 0.3^k + (1 - 0.3^k) / 0.7.
+  const auto contracting = [](auto x) {
+    return etad::loop(2000, [](auto s, auto x) { return 0.3 * s + x; }, x, x);
+  };
+  const auto l = etad::gradient(contracting, 0.5);
+  CHECK(l.value == Approx(0.5 / 0.7).epsilon(1e-14));
+  CHECK(l.gradient[0] == Approx(1 / 0.7).epsilon(1e-14));
+
+  // Forward mode and vjp take the same partials.
+  const auto twice = [](auto a, auto b) { return etad::loop(7, affine, a, a, b); };
+  const auto g = etad::gradient(twice, a, b);
+  const auto j = etad::jvp(twice, std::array{a, b}, std::array{0.5, -2.0});
+  CHECK(j.tangent == Approx(0.5 * g.gradient[0] - 2.0 * g.gradient[1]).epsilon(1e-13));
+  const auto v = etad::vjp(twice, std::array{a, b}, 3.0);
+  CHECK(v.gradient[0] == Approx(3 * g.gradient[0]).epsilon(1e-14));
+  CHECK(v.gradient[1] == Approx(3 * g.gradient[1]).epsilon(1e-14));
 }
 
 TEST_CASE("loop: a negative trip count is an etad::error", "[static][loop][errors]") {

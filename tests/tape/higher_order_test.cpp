@@ -222,6 +222,22 @@ TEST_CASE("tape higher order: an etad::loop node on nested tapes", "[tape][highe
   CHECK(w[0][1] == 108.0);
   CHECK(w[1][0] == 108.0);
   CHECK(w[1][1] == 216.0);
+  // The initial state also a parameter (loop(4, body, a, a, b), whose two partials are one), in
+  // a static function called on the nested tape: s = a^5 + b (1 + a + a^2 + a^3), so H_aa =
+  // 20 a^3 + b (2 + 6 a), H_ab = 1 + 2 a + 3 a^2, H_bb = 0.
+  const auto t = etad_tape_test::nested_hessian(
+      [](auto a, auto b) {
+        return etad::call(
+            [](auto a, auto b) {
+              return etad::loop(4, [](auto s, auto a, auto b) { return a * s + b; }, a, a, b);
+            },
+            a, b);
+      },
+      std::array{a, b});
+  CHECK(t[0][0] == Approx(20 * a * a * a + b * (2 + 6 * a)).epsilon(1e-14));
+  CHECK(t[0][1] == Approx(1 + 2 * a + 3 * a * a).epsilon(1e-14));
+  CHECK(t[1][0] == Approx(1 + 2 * a + 3 * a * a).epsilon(1e-14));
+  CHECK(t[1][1] == 0.0);
   // A nonlinear body: against differences of the static gradient (itself the loop's).
   check_hessian("loop of a s^2 + b",
                 [](auto x, auto a, auto b) {

@@ -163,7 +163,15 @@ struct loop_values {
 /// forward accumulation over the iterations (a fused rule, core/rule.hpp). The trip count is what
 /// the values give; like tf.while_loop's gradient, the derivative is that of the iterations that
 /// ran (the condition has none). Body is traced with placeholders of level Level.
-template <class Body, class Stop, std::size_t Level>
+///
+/// Alias is 0, or the position j >= 1 among the children of a parameter that is init itself: the
+/// same input-only expression (equal types mean equal values), as x in loop(k, body, x, x, y).
+/// Their partials are then accumulated as one, t_j <- g_s t_j + g_j from t_j = 1, and init's is
+/// 0: their sum, as a hand-written gradient keeps it. Apart, init's partial is the product of
+/// every iteration's g_s, which in a contracting loop (|g_s| < 1) sinks through the subnormal
+/// numbers, where a multiplication takes a slow path on some cores (Intel's), to 0 (see
+/// docs/design.md, "Loops with a run-time trip count").
+template <class Body, class Stop, std::size_t Level, std::size_t Alias = 0>
 struct loop_op {
   static constexpr std::string_view name = "loop";
   static constexpr bool fused = true;
@@ -200,18 +208,19 @@ struct loop_op {
 
   /// The final state and its partials with respect to init and each parameter. Per iteration:
   /// the body's value and gradient (g_s, g_1, ..., g_P) by its compile-time sweep, then
-  /// t_0 <- g_s t_0 and t_j <- g_s t_j + g_j, from t = (1, 0, ..., 0).
+  /// t_0 <- g_s t_0 and t_j <- g_s t_j + g_j, from t = (1, 0, ..., 0); with an Alias j, from
+  /// t_j = 1 and without t_0, which stays 0.
   template <class S, class... P>
   constexpr auto value_and_partials(const S& init, const P&... p) const {
     constexpr std::size_t n = 1 + sizeof...(P);
     detail::loop_values<n, S> r{init, {}};
-    r.partials[0] = S(1);
+    r.partials[Alias] = S(1);
     return detail::run<program_t<S, P...>>([&] {
       for (std::size_t i = 0; stop.more(i, r.value, static_cast<S>(p)...); ++i) {
         auto prog = detail::make_program<S, n, Level>(body);
         const S next = prog.forward({r.value, static_cast<S>(p)...})[0];
         const std::array<S, n> g = prog.backward({S(1)});
-        r.partials[0] = g[0] * r.partials[0];
+        if constexpr (Alias == 0) r.partials[0] = g[0] * r.partials[0];
         for (std::size_t j = 1; j < n; ++j) r.partials[j] = accumulate(g[0], r.partials[j], g[j]);
         r.value = next;
       }
@@ -221,13 +230,30 @@ struct loop_op {
 };
 
 namespace detail {
+/// loop_op's Alias: the position among a loop's children (1 = the first parameter) of the first
+/// parameter that is the same input-only expression as Init, or 0.
+template <class Init, class... Params>
+consteval std::size_t loop_init_alias() {
+  using I = std::remove_cvref_t<as_expression_t<Init>>;
+  if constexpr (!I::input_only) {
+    return 0;
+  } else {
+    constexpr bool same[] = {std::is_same_v<I, std::remove_cvref_t<as_expression_t<Params>>>...,
+                             false};
+    for (std::size_t j = 0; j < sizeof...(Params); ++j)
+      if (same[j]) return j + 1;
+    return 0;
+  }
+}
+
 template <class Body, class Stop, class Init, class... Params>
 constexpr auto make_loop(Body body, Stop stop, const Init& init, const Params&... params) {
   constexpr std::size_t level =
       1 + max_of({arg_level_v<as_expression_t<Init>>, arg_level_v<as_expression_t<Params>>...});
   check_loop_body<Body, 1 + sizeof...(Params), level>();
   if constexpr (loop_body_check<Body, 1 + sizeof...(Params), level>::own_leaves)
-    return apply(loop_op<Body, Stop, level>{body, stop}, init, params...);
+    return apply(loop_op<Body, Stop, level, loop_init_alias<Init, Params...>()>{body, stop}, init,
+                 params...);
   else
     return init;  // the assertion said it all; avoid follow-on errors
 }
