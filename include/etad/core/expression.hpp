@@ -72,6 +72,17 @@ struct node;
 /// shared slot (node::input_only). A fused rule is neither gated nor a product rule.
 template <class Rule>
 inline constexpr bool is_fused_v = requires { requires bool(Rule::fused); };
+namespace detail {
+/// Internal to etad's own fused rules, not part of the rule protocol (core/rule.hpp): a rule
+/// that says `merges_first_argument = true` was built knowing that its first argument is also
+/// one of its later ones, the same input-only expression (a loop whose initial state is also a
+/// parameter: static/loop.hpp, which checks it), and gives that later argument the partial of
+/// both. The sweeps then pass nothing to the first, not 0 * adjoint, which is NaN where the
+/// adjoint is infinite.
+template <class Rule>
+inline constexpr bool merges_first_argument_v =
+    requires { requires bool(Rule::merges_first_argument); };
+}  // namespace detail
 template <class T>
 inline constexpr bool is_node_v = false;
 template <class Op, class... C>

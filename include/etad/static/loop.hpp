@@ -166,8 +166,9 @@ struct loop_values {
 ///
 /// Alias is 0, or the position j >= 1 among the children of a parameter that is init itself: the
 /// same input-only expression (equal types mean equal values), as x in loop(k, body, x, x, y).
-/// Their partials are then accumulated as one, t_j <- g_s t_j + g_j from t_j = 1, and init's is
-/// 0: their sum, as a hand-written gradient keeps it. Apart, init's partial is the product of
+/// Their partials are then accumulated as one, t_j <- g_s t_j + g_j from t_j = 1, as a
+/// hand-written gradient keeps their sum, and init gets none (merges_first_argument: the sweeps
+/// skip it; its partial stays 0). Apart, init's partial is the product of
 /// every iteration's g_s, which in a contracting loop (|g_s| < 1) sinks through the subnormal
 /// numbers, where a multiplication takes a slow path on some cores (Intel's), to 0 (see
 /// docs/design.md, "Loops with a run-time trip count").
@@ -175,6 +176,7 @@ template <class Body, class Stop, std::size_t Level, std::size_t Alias = 0>
 struct loop_op {
   static constexpr std::string_view name = "loop";
   static constexpr bool fused = true;
+  static constexpr bool merges_first_argument = Alias != 0;
   [[no_unique_address]] Body body;
   [[no_unique_address]] Stop stop;
 

@@ -425,7 +425,12 @@ struct sweep {
                     "etad: a differentiable rule has no partials() callable with its argument "
                     "values and its value f; define partials(args..., f) returning one partial "
                     "per argument, or declare `static constexpr bool differentiable = false;`");
-      if constexpr (is_fused_v<Op> || (Early && node_takes_early_v<E>)) {
+      if constexpr (is_fused_v<Op> && merges_first_argument_v<Op>) {
+        // Kept by fused_value; the first child's partial is carried by a later child that is
+        // the same expression (core/expression.hpp): nothing for the first, not 0 * adjoint.
+        in_order({(I == 0 ? 0
+                          : (f(detail::get<I>(e.children), detail::get<I>(k), fr.kept.p[I]), 0))...});
+      } else if constexpr (is_fused_v<Op> || (Early && node_takes_early_v<E>)) {
         // Kept by the forward sweep (fused_value, or taken early).
         in_order({(f(detail::get<I>(e.children), detail::get<I>(k), fr.kept.p[I]), 0)...});
       } else if constexpr (E::input_only && slot_takes_early_v<E>) {
