@@ -16,6 +16,9 @@
 #include <etad/ops/detail/numbers.hpp>
 #include <etad/static/gradient.hpp>
 
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -168,10 +171,10 @@ struct loop_values {
 /// same input-only expression (equal types mean equal values), as x in loop(k, body, x, x, y).
 /// Their partials are then accumulated as one, t_j <- g_s t_j + g_j from t_j = 1, as a
 /// hand-written gradient keeps their sum, and init gets none (merges_first_argument: the sweeps
-/// skip it; its partial stays 0). Apart, init's partial is the product of
-/// every iteration's g_s, which in a contracting loop (|g_s| < 1) sinks through the subnormal
-/// numbers, where a multiplication takes a slow path on some cores (Intel's), to 0 (see
-/// docs/design.md, "Loops with a run-time trip count").
+/// skip it; its partial stays 0). Apart, init's partial is the product of every iteration's
+/// g_s, which in a contracting loop (|g_s| < 1) sinks through the subnormal numbers, where a
+/// multiplication takes a slow path on some cores (Intel's), to 0 (see docs/design.md, "Loops
+/// with a run-time trip count").
 template <class Body, class Stop, std::size_t Level, std::size_t Alias = 0>
 struct loop_op {
   static constexpr std::string_view name = "loop";
@@ -237,15 +240,9 @@ namespace detail {
 template <class Init, class... Params>
 consteval std::size_t loop_init_alias() {
   using I = std::remove_cvref_t<as_expression_t<Init>>;
-  if constexpr (!I::input_only) {
-    return 0;
-  } else {
-    constexpr bool same[] = {std::is_same_v<I, std::remove_cvref_t<as_expression_t<Params>>>...,
-                             false};
-    for (std::size_t j = 0; j < sizeof...(Params); ++j)
-      if (same[j]) return j + 1;
-    return 0;
-  }
+  constexpr std::size_t j = boost::mp11::mp_find<
+      boost::mp11::mp_list<std::remove_cvref_t<as_expression_t<Params>>...>, I>::value;
+  return I::input_only && j < sizeof...(Params) ? j + 1 : 0;
 }
 
 template <class Body, class Stop, class Init, class... Params>
