@@ -266,7 +266,7 @@ inline constexpr std::size_t alias_of<etad::node<etad::loop_op<B, S, L, A>, C...
 TEST_CASE("loop: a parameter that is the initial state itself takes the partials of both",
           "[static][loop]") {
   // loop(k, affine, a, a, b): s_k = a^k a + b (a^k - 1) / (a - 1), so d/da is the closed form's
-  // dx + da at x = a. The two partials are accumulated as one (from 1), init's is 0.
+  // dx + da at x = a. The two partials are accumulated as one (from 1); init gets none.
   const double a = 1.1, b = 0.2;
   for (int k : {0, 1, 2, 7, 50}) {
     INFO("k = " << k);
