@@ -6,6 +6,7 @@
 
 #include <etad/core/config.hpp>
 #include <etad/core/error.hpp>
+#include <etad/tape/detail/callbacks.hpp>
 #include <etad/tape/detail/storage.hpp>
 #include <etad/tape/detail/value_arena.hpp>
 
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,6 +37,8 @@ namespace detail {
 template <class T>
 std::uint64_t key_of(const real<T>& r) noexcept;  // real.hpp
 template <class T>
+struct callback_access;  // below: what custom_gradient and its kin use of a tape
+template <class T>
 real<T> recorded_real(const T& v, index_t i, std::uint32_t epoch);  // real.hpp
 }  // namespace detail
 
@@ -46,6 +50,19 @@ inline constexpr struct persistent_t {
 /// What gradients() returns for a source the targets do not depend on (TensorFlow's
 /// unconnected_gradients): no value, or zero.
 enum class unconnected { none, zero };
+
+/// A tape's memory in bytes, by kind (basic_tape::memory()): statement offsets, partials with
+/// their input indices, the values of variable blocks, and callback entries (run-time custom
+/// gradients, recomputed functions and checkpointed loops: their objects, what those own, and
+/// their input lists). Not counted: the adjoints of a sweep (one T per index, kept across
+/// sweeps) and the reals the program holds.
+struct memory_use {
+  std::size_t statements = 0;
+  std::size_t partials = 0;
+  std::size_t values = 0;
+  std::size_t callbacks = 0;
+  std::size_t total() const noexcept { return statements + partials + values + callbacks; }
+};
 
 /// Options of basic_tape::gradients, after tf.GradientTape.gradient / tf.gradients.
 template <class T>
@@ -190,6 +207,8 @@ public:
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
   void reset() {
+    note_peak();
+    callbacks_.clear();  // (destroys the entries' objects, newest first)
     store_.clear();
     block_values_.clear();
     leading_ = 0;
@@ -209,8 +228,19 @@ public:
   /// Bytes reserved for statements (kept across reset()).
   std::size_t reserved_bytes() const noexcept {
     return store_.reserved_bytes() + block_values_.reserved_bytes() +
-           adjoints_.capacity() * sizeof(T) + flags_.capacity();
+           callbacks_.reserved_bytes() + adjoints_.capacity() * sizeof(T) + flags_.capacity();
   }
+  /// The memory the recording holds now, by kind (see memory_use).
+  memory_use memory() const noexcept {
+    return {store_.statement_bytes(), store_.partial_bytes(), block_values_.used_bytes(),
+            callbacks_.used_bytes()};
+  }
+  /// The largest memory().total() since the tape was made or reset_peak_memory() was called,
+  /// counting what recomputations (recompute_grad, checkpointed_loop) record for a while during
+  /// a gradient and then take back. Exact: the recording only grows between the points where it
+  /// is taken back (or reset()), and the peak is noted there.
+  std::size_t peak_memory() const noexcept { return std::max(peak_, memory().total()); }
+  void reset_peak_memory() noexcept { peak_ = memory().total(); }
 
   /// d(target)/d(sources...): the total derivatives, zero for an unconnected source.
   ///   auto [dx, dy] = t.gradient(z, x, y);
@@ -298,6 +328,59 @@ public:
 private:
   static basic_tape*& active() noexcept { return active_; }
   static inline thread_local basic_tape* active_ = nullptr;
+
+  template <class U>
+  friend struct detail::callback_access;
+
+  // A point of the recording to come back to (the callback entries' forward passes and
+  // recomputations record, then take it back).
+  struct mark {
+    typename detail::statement_store<T>::mark store;
+    typename detail::value_arena<T>::position values;
+    typename detail::callback_store<T>::position callbacks;
+    detail::index_t leading;
+  };
+  mark where() const noexcept {
+    return {store_.where(), block_values_.where(), callbacks_.where(), leading_};
+  }
+  void truncate(const mark& m) noexcept {
+    note_peak();
+    callbacks_.truncate_to(m.callbacks);  // (destroys their objects, newest first)
+    store_.truncate(m.store);
+    block_values_.truncate_to(m.values);
+    leading_ = m.leading;
+  }
+  void note_peak() noexcept { peak_ = std::max(peak_, memory().total()); }
+
+  // The sweep of (lo, hi] when the tape holds callback entries: the store's sweep between them,
+  // and each entry's function when the sweep reaches its outputs (Flags: with sweep()'s stop and
+  // reach flags). A callback may record and sweep on this tape past its end (a recomputation),
+  // which may move adjoints_: every segment reads its address afresh.
+  template <bool Flags>
+  [[gnu::noinline]] void sweep_with_callbacks(detail::index_t hi, detail::index_t lo);
+  template <bool Flags>
+  void run_callback(const detail::callback_entry<T>& e);
+  // Seeds the adjoints of the indices recorded since m (zeroed first) with seeds[k] at outs[k],
+  // and sweeps them, down to m: their contributions land on the adjoints of what was recorded
+  // before m, which the sweep in progress then carries on with.
+  void sweep_since(const mark& m, const real<T>* outs, const T* seeds, std::size_t count);
+  // One step of the flagged sweep (sweep()): a stopped statement pushes nothing, a reached one
+  // marks its inputs reached.
+  static ETAD_ALWAYS_INLINE void flagged_push(T* adj, unsigned char* fl, detail::index_t i,
+                                              const T* p, const detail::index_t* in,
+                                              std::size_t m, bool ranged) {
+    if (fl[i] & 1) return;
+    if (fl[i] & 2) {
+      if (!ranged) {
+        for (std::size_t j = 0; j < m; ++j) fl[in[j]] |= 2;
+      } else {
+        const detail::range_shape r = detail::shape_of_range(in, m);
+        for (std::size_t j = 0; j < r.scattered; ++j) fl[in[detail::range_header + j]] |= 2;
+        for (std::size_t k = 0; k < r.length; ++k) fl[r.first + k] |= 2;
+      }
+    }
+    detail::push_plain(adj, i, p, in, m, ranged);
+  }
 
   // Throws unless r is a constant or a real of this tape's current epoch.
   ETAD_ALWAYS_INLINE void check(const real<T>& r, const char* what) const {
@@ -445,7 +528,12 @@ private:
   ETAD_ALWAYS_INLINE const T* sweep_one(detail::index_t hi, detail::index_t lo, detail::index_t n) {
     T* adj = zeroed_adjoints(n);
     if (hi != 0) adj[hi] = T(1);
-    store_.sweep_adjoints(adj, hi, lo);
+    if (callbacks_.empty()) [[likely]] {
+      store_.sweep_adjoints(adj, hi, lo);
+    } else {
+      sweep_with_callbacks<false>(hi, lo);
+      adj = adjoints_.data();
+    }
     adj[0] = T(0);  // the sink of constants' partials: never an answer (a constant source reads 0)
     return adj;
   }
@@ -464,6 +552,8 @@ private:
 
   detail::statement_store<T> store_;
   detail::value_arena<T> block_values_;
+  detail::callback_store<T> callbacks_;
+  std::size_t peak_ = 0;  // see peak_memory()
   std::vector<T> adjoints_;
   std::vector<unsigned char> flags_;
   std::uint32_t epoch_;
@@ -757,31 +847,185 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
       for (const auto& t : targets) flags_[t.index()] |= 2;
   }
 
-  T* adj = adjoints_.data();
-  if (!stops && !reach) {
+  if (!callbacks_.empty()) {
+    if (!stops && !reach)
+      sweep_with_callbacks<false>(hi, lo);
+    else
+      sweep_with_callbacks<true>(hi, lo);
+  } else if (!stops && !reach) {
     // The hot loop. A statement whose adjoint is exactly zero pushes nothing: it is not on a path
     // from the targets (or its contributions cancelled), and skipping it keeps an infinite
     // partial off the path (log at 0 in an unused branch) from making 0 * inf = NaN.
-    store_.sweep_adjoints(adj, hi, lo);
+    store_.sweep_adjoints(adjoints_.data(), hi, lo);
   } else {
+    T* adj = adjoints_.data();
     unsigned char* fl = flags_.data();
     store_.sweep_down(hi, lo, [adj, fl](detail::index_t i, const T* p, const detail::index_t* in,
                                         std::size_t m, bool ranged) {
-      if (fl[i] & 1) return;
-      if (fl[i] & 2) {
-        if (!ranged) {
-          for (std::size_t j = 0; j < m; ++j) fl[in[j]] |= 2;
-        } else {
-          const detail::range_shape r = detail::shape_of_range(in, m);
-          for (std::size_t j = 0; j < r.scattered; ++j) fl[in[detail::range_header + j]] |= 2;
-          for (std::size_t k = 0; k < r.length; ++k) fl[r.first + k] |= 2;
-        }
-      }
-      detail::push_plain(adj, i, p, in, m, ranged);
+      flagged_push(adj, fl, i, p, in, m, ranged);
     });
   }
   adjoints_[0] = T(0);  // the sink of constants' partials: never an answer
 }
+
+template <class T>
+template <bool Flags>
+void basic_tape<T>::sweep_with_callbacks(detail::index_t hi, detail::index_t lo) {
+  auto statements = [this](detail::index_t h, detail::index_t l) {
+    if (h <= l) return;
+    T* adj = adjoints_.data();
+    if constexpr (!Flags) {
+      store_.sweep_adjoints(adj, h, l);
+    } else {
+      unsigned char* fl = flags_.data();
+      store_.sweep_down(h, l, [adj, fl](detail::index_t i, const T* p, const detail::index_t* in,
+                                        std::size_t m, bool ranged) {
+        flagged_push(adj, fl, i, p, in, m, ranged);
+      });
+    }
+  };
+  detail::index_t top = hi;
+  for (std::size_t k = callbacks_.upper_bound(hi); k > 0; --k) {
+    // A copy: running the entry may add entries past the end (a recomputation) and move them.
+    const detail::callback_entry<T> e = callbacks_[k - 1];
+    if (e.first_output <= lo) break;
+    const detail::index_t last = e.first_output + e.outputs - 1;
+    if (top > last) statements(top, last);
+    run_callback<Flags>(e);
+    top = e.first_output - 1;
+  }
+  statements(top, lo);
+}
+
+template <class T>
+template <bool Flags>
+void basic_tape<T>::run_callback(const detail::callback_entry<T>& e) {
+  const std::size_t m = e.outputs, k = e.input_count;
+  // The outputs' adjoints (zero for a stopped output), and the inputs' gradients to come: on the
+  // stack for small entries, else on the heap (a callback may sweep this tape again, and the
+  // entries it runs then need buffers of their own).
+  constexpr std::size_t small = 8;
+  std::array<T, small> local{};
+  std::vector<T> heap;
+  T* buffer = local.data();
+  if (m + k > small) {
+    heap.assign(m + k, T(0));
+    buffer = heap.data();
+  }
+  T* upstream = buffer;
+  T* grads = buffer + m;
+  const T* adj = adjoints_.data();
+  bool any = false;
+  bool reached = false;
+  for (std::size_t j = 0; j < m; ++j) {
+    const detail::index_t o = e.first_output + static_cast<detail::index_t>(j);
+    if constexpr (Flags) {
+      reached = reached || (flags_[o] & 2) != 0;
+      if (flags_[o] & 1) continue;  // stopped: nothing flows back through it
+    }
+    upstream[j] = adj[o];
+    any = any || !detail::constant_zero(upstream[j]);
+  }
+  if constexpr (Flags) {
+    if (reached) {
+      const detail::index_t* in = callbacks_.inputs(e);
+      for (std::size_t j = 0; j < k; ++j) flags_[in[j]] |= 2;
+    }
+  }
+  // As for a statement: an entry whose outputs' adjoints are all exactly zero pushes nothing
+  // (its function is not called).
+  if (!any) return;
+  e.run(e.object, *this, e, upstream, grads);
+  T* a = adjoints_.data();  // (afresh: the callback may have moved both arrays)
+  const detail::index_t* in = callbacks_.inputs(e);
+  for (std::size_t j = 0; j < k; ++j)
+    if (!detail::constant_zero(grads[j])) a[in[j]] = a[in[j]] + grads[j];
+}
+
+template <class T>
+void basic_tape<T>::sweep_since(const mark& m, const real<T>* outs, const T* seeds,
+                                std::size_t count) {
+  const detail::index_t from = m.store.next, n = store_.size();
+  if (adjoints_.size() < n) adjoints_.resize(n);
+  detail::zero_fill(adjoints_.data() + from, n - from);
+  T* adj = adjoints_.data();
+  detail::index_t hi = 0;
+  for (std::size_t j = 0; j < count; ++j) {
+    const detail::index_t o = outs[j].index();
+    if (o == 0 || detail::constant_zero(seeds[j])) continue;
+    adj[o] = adj[o] + seeds[j];
+    hi = std::max(hi, o);
+  }
+  adj[0] = T(0);
+  if (hi < from) return;  // outputs recorded before m (inputs passed through): seeded directly
+  if (callbacks_.empty() || callbacks_[callbacks_.size() - 1].first_output < from)
+    store_.sweep_adjoints(adj, hi, from - 1);
+  else
+    sweep_with_callbacks<false>(hi, from - 1);
+  adjoints_[0] = T(0);
+}
+
+namespace detail {
+/// What etad's callback entries (custom_gradient, recompute_grad, checkpointed_loop) use of a
+/// tape: marks, truncation, recording an entry, and sweeping a recomputation. Not for users.
+template <class T>
+struct callback_access {
+  using mark = typename basic_tape<T>::mark;
+  static mark where(const basic_tape<T>& t) noexcept { return t.where(); }
+  static void truncate(basic_tape<T>& t, const mark& m) noexcept { t.truncate(m); }
+  /// Calls f(i) for each input index i of what was recorded since m (statements and entries).
+  template <class F>
+  static void for_each_input_since(const basic_tape<T>& t, const mark& m, F&& f) {
+    const index_t n = t.store_.size();
+    if (n > m.store.next) t.store_.for_each_input(n - 1, m.store.next - 1, f);
+    for (std::size_t k = m.callbacks.entries; k < t.callbacks_.size(); ++k) {
+      const callback_entry<T>& e = t.callbacks_[k];
+      const index_t* in = t.callbacks_.inputs(e);
+      for (std::size_t j = 0; j < e.input_count; ++j) f(in[j]);
+    }
+  }
+  /// Records an entry with the object O made from args, the given inputs and `outputs` new
+  /// indices; returns the first of them. If it throws, nothing is recorded and the object is
+  /// destroyed (or was never made).
+  template <class O, class... A>
+  static index_t record(basic_tape<T>& t, std::span<const index_t> inputs, std::size_t outputs,
+                        typename callback_entry<T>::run_fn run, std::size_t extra_bytes,
+                        A&&... args) {
+    if (outputs == 0 || outputs > std::size_t(std::numeric_limits<index_t>::max() - t.store_.size()))
+      throw error("etad: the tape is full (2^32 - 2 values); call reset() between independent "
+                  "computations");
+    const index_t first = t.store_.size();
+    const auto before = t.callbacks_.where();
+    O* o = t.callbacks_.template make_object<O>(std::forward<A>(args)...);
+    t.callbacks_.add(o, first, static_cast<index_t>(outputs), inputs.data(), inputs.size(), run,
+                     extra_bytes);
+    try {
+      t.store_.append_empty(outputs);
+    } catch (...) {
+      t.callbacks_.truncate_to(before);
+      throw;
+    }
+    return first;
+  }
+  static void sweep_since(basic_tape<T>& t, const mark& m, const real<T>* outs, const T* seeds,
+                          std::size_t count) {
+    t.sweep_since(m, outs, seeds, count);
+  }
+  static std::uint32_t epoch(const basic_tape<T>& t) noexcept { return t.epoch_; }
+  /// The adjoint of index i as the sweep in progress holds it.
+  static T adjoint(const basic_tape<T>& t, index_t i) { return t.adjoints_[i]; }
+  static const index_t* inputs(const basic_tape<T>& t, const callback_entry<T>& e) noexcept {
+    return t.callbacks_.inputs(e);
+  }
+  /// Makes t the thread's active tape for T (unlinked: for a while, restored by the caller);
+  /// returns the one before.
+  static basic_tape<T>* swap_active(basic_tape<T>* t) noexcept {
+    basic_tape<T>* before = basic_tape<T>::active();
+    basic_tape<T>::active() = t;
+    return before;
+  }
+};
+}  // namespace detail
 
 template <class T>
 std::vector<std::optional<T>> basic_tape<T>::gradients(std::span<const real<T>> targets,

@@ -459,6 +459,84 @@ public:
   /// Number of indices handed out so far, plus one (index 0 is reserved).
   index_t size() const { return next_; }
 
+  // (recent_, below: the range statement recorded last.)
+  struct recent_range {
+    index_t index = 0;
+    index_t first = 0;
+    index_t length = 0;
+    bool uniform = false;
+    const T* partial = nullptr;  // the range's first partial, or the one partial when uniform
+  };
+
+  /// A point of the recording to come back to (truncate): what a run-time custom gradient's
+  /// forward pass and a recomputation record is taken back afterwards.
+  struct mark {
+    index_t next = 1;
+    std::size_t current = 0;
+    std::size_t partials = 0;
+    std::size_t statements = 0;
+    index_t first = 1;
+    bool has_block = false;
+    bool has_ranges = false;
+    std::ptrdiff_t implicit = 0;
+    recent_range recent{};
+  };
+  mark where() const noexcept {
+    sync();
+    mark m;
+    m.next = next_;
+    m.implicit = implicit_;
+    m.recent = recent_;
+    if (cur_ != nullptr) {
+      m.has_block = true;
+      m.current = current_;
+      m.partials = cur_->partials;
+      m.statements = cur_->statements;
+      m.first = cur_->first;
+      m.has_ranges = cur_->has_ranges;
+    }
+    return m;
+  }
+  /// Forgets every statement recorded since m (indices from m.next on are handed out again);
+  /// the blocks are kept.
+  void truncate(const mark& m) noexcept {
+    sync();
+    if (m.has_block) {
+      current_ = m.current;
+      cur_ = &blocks_[current_];
+      cur_->partials = m.partials;
+      cur_->statements = m.statements;
+      cur_->first = m.first;
+      cur_->has_ranges = m.has_ranges;
+    } else if (!blocks_.empty()) {
+      // No block then: variables only, which are not stored; the first block starts after them.
+      current_ = 0;
+      cur_ = &blocks_[0];
+      cur_->partials = cur_->statements = 0;
+      cur_->first = m.next;
+      cur_->has_ranges = false;
+    }
+    next_ = m.next;
+    implicit_ = m.implicit;
+    recent_ = m.recent;
+    load_cursor();
+  }
+
+  /// Calls f(i) for every input index i of the statements with index in (lo, hi] (a range
+  /// statement's range index by index).
+  template <class F>
+  void for_each_input(index_t hi, index_t lo, F&& f) const {
+    sweep_down(hi, lo, [&f](index_t, const T*, const index_t* in, std::size_t m, bool ranged) {
+      if (!ranged) {
+        for (std::size_t j = 0; j < m; ++j) f(in[j]);
+      } else {
+        const range_shape r = shape_of_range(in, m);
+        for (std::size_t j = 0; j < r.scattered; ++j) f(in[range_header + j]);
+        for (std::size_t k = 0; k < r.length; ++k) f(r.first + static_cast<index_t>(k));
+      }
+    });
+  }
+
   void clear() {
     // Only the blocks this recording used: those past current_ were not touched since the last
     // clear() (next_block() resets a block's counts when it moves into it), so a tape that once
@@ -494,12 +572,21 @@ public:
   /// Bytes of the blocks in use: a T and an index per stored partial (range statements store no
   /// indices for their range, nor partials when uniform, but their slots are allocated in both
   /// arrays), an end offset per stored statement (leading variables have none).
-  std::size_t used_bytes() const {
+  std::size_t used_bytes() const { return partial_bytes() + statement_bytes(); }
+  /// The partials' share of used_bytes(): a T and an index per stored partial.
+  std::size_t partial_bytes() const {
     sync();
     std::size_t r = 0;
     for (std::size_t i = 0; i <= current_ && i < blocks_.size(); ++i)
-      r += blocks_[i].partials * (sizeof(T) + sizeof(index_t)) +
-           blocks_[i].statements * sizeof(index_t);
+      r += blocks_[i].partials * (sizeof(T) + sizeof(index_t));
+    return r;
+  }
+  /// The statements' share: an end offset per stored statement.
+  std::size_t statement_bytes() const {
+    sync();
+    std::size_t r = 0;
+    for (std::size_t i = 0; i <= current_ && i < blocks_.size(); ++i)
+      r += blocks_[i].statements * sizeof(index_t);
     return r;
   }
 
@@ -937,13 +1024,7 @@ private:
   // The range statement recorded last, when it has no scattered inputs (else index 0): what
   // partials_over reads, one load from the store instead of a chain of dependent loads through
   // the block's end offsets and range header (gradient()'s fast path for a reduction).
-  struct recent_range {
-    index_t index = 0;
-    index_t first = 0;
-    index_t length = 0;
-    bool uniform = false;
-    const T* partial = nullptr;  // the range's first partial, or the one partial when uniform
-  } recent_;
+  recent_range recent_;
 };
 
 }  // namespace etad::detail

@@ -43,6 +43,24 @@ public:
     return allocate_slow(n);
   }
 
+  /// A point to come back to: the runs allocated after it are forgotten by truncate_to.
+  struct position {
+    std::size_t chunk = 0;
+    std::size_t used = 0;
+  };
+  position where() const noexcept { return {current_, used_}; }
+  void truncate_to(position p) noexcept {
+    current_ = p.chunk;
+    used_ = p.used;
+  }
+
+  /// Values of the runs in use now, as bytes (earlier chunks counted whole).
+  std::size_t used_bytes() const noexcept {
+    std::size_t r = used_;
+    for (std::size_t k = 0; k < current_ && k < chunks_.size(); ++k) r += chunks_[k].capacity;
+    return r * sizeof(T);
+  }
+
   /// Forgets every run; keeps the chunks.
   void clear() noexcept {
     current_ = 0;
