@@ -1,0 +1,279 @@
+// etad/custom/checkpointed_loop.hpp — n applications of a step function to a state of reals,
+// differentiated with at most s stored states by the binomial (revolve) schedule: one tape entry,
+// O(s) states of memory, and the least number of recomputed steps for (n, s).
+#pragma once
+
+#include <etad/core/config.hpp>
+#include <etad/core/error.hpp>
+#include <etad/custom/custom_gradient.hpp>
+#include <etad/custom/detail/entry_arguments.hpp>
+#include <etad/custom/recompute_grad.hpp>
+#include <etad/tape/detail/revolve.hpp>
+#include <etad/tape/real.hpp>
+#include <etad/tape/tape.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace etad {
+
+/// What the backward sweep of a checkpointed_loop did (the last sweep through it).
+struct checkpoint_stats {
+  std::size_t steps = 0;                   // n
+  std::size_t snapshots = 0;               // s, as asked (at most n are ever used)
+  std::size_t recomputed_steps = 0;        // steps run again without taping
+  std::size_t optimal_recomputations = 0;  // the binomial optimum for (n, s)
+  std::size_t taped_steps = 0;             // steps taped and swept, one per step: n
+  std::size_t snapshots_used = 0;          // the most states stored at once (the initial one too)
+};
+
+/// checkpointed_loop's options: the stored states (the initial state counts as one; at least
+/// 1), and where to report what a backward sweep did.
+struct checkpoint_options {
+  std::size_t snapshots = 10;
+  checkpoint_stats* stats = nullptr;
+};
+
+namespace detail {
+
+/// The step's outputs as K values, and its arity check.
+template <class T, std::size_t K, class Out>
+void step_values(const Out& out, T* to) {
+  if constexpr (K == 1 && !tuple_like_v<Out>) {
+    to[0] = value_of<T>(out);
+  } else if constexpr (!tuple_like_v<Out>) {
+    static_assert(sizeof(Out) == 0,
+                  "etad: checkpointed_loop's step must return the new state: one value per "
+                  "state real, as a std::array or std::tuple for several");
+  } else if constexpr (std::tuple_size_v<Out> != K) {
+    static_assert(sizeof(Out) == 0,
+                  "etad: checkpointed_loop's step returned a different number of values than "
+                  "the state has reals; return the whole new state");
+  } else {
+    std::size_t j = 0;
+    std::apply([&](const auto&... o) { ((to[j++] = value_of<T>(o)), ...); }, out);
+  }
+}
+
+/// One step on values only (recording paused): with numbers where the step takes them, else
+/// with constant reals.
+template <class T, std::size_t K, class F>
+void advance_values(const F& step, T* state) {
+  stop_recording<T> pause;
+  [&]<std::size_t... J>(std::index_sequence<J...>) {
+    if constexpr (std::is_invocable_v<const F&, decltype(void(J), std::declval<T>())...>)
+      step_values<T, K>(step(state[J]...), state);
+    else
+      step_values<T, K>(step(real<T>(state[J])...), state);
+  }(std::make_index_sequence<K>{});
+}
+
+template <class T, std::size_t K, class F>
+struct checkpoint_entry {
+  F step;
+  std::size_t n;
+  std::size_t s;
+  std::array<real<T>, K> initial;  // the loop's initial state, as given
+  std::vector<T> snaps;            // s states of K values
+  checkpoint_stats* stats;
+
+  static void run(void* object, basic_tape<T>& t, const callback_entry<T>& e, const T* up,
+                  T* /*grads: the taped step 0 adds to the inputs' adjoints itself*/) {
+    checkpoint_entry& self = *static_cast<checkpoint_entry*>(object);
+    const std::size_t k_inputs = e.input_count;
+    std::vector<index_t> known(callback_access<T>::inputs(t, e),
+                               callback_access<T>::inputs(t, e) + k_inputs);
+    std::sort(known.begin(), known.end());
+    std::array<T, K> lambda, cur;
+    for (std::size_t j = 0; j < K; ++j) {
+      lambda[j] = up[j];
+      cur[j] = self.initial[j].value();
+      self.snaps[j] = cur[j];  // slot 0: the initial state
+    }
+    checkpoint_stats st{self.n, self.s, 0, revolve_recomputations(self.n, self.s), 0, 1};
+    revolve_schedule schedule(self.n, self.s);
+    for (;;) {
+      const revolve_action a = schedule.next();
+      if (a.kind == revolve_kind::done) break;
+      switch (a.kind) {
+        case revolve_kind::advance:
+          for (std::size_t i = a.from; i < a.to; ++i) advance_values<T, K>(self.step, cur.data());
+          st.recomputed_steps += a.to - a.from;
+          break;
+        case revolve_kind::store:
+          std::copy(cur.begin(), cur.end(), self.snaps.begin() + std::ptrdiff_t(a.slot * K));
+          st.snapshots_used = std::max(st.snapshots_used, a.slot + 1);
+          break;
+        case revolve_kind::restore:
+          std::copy_n(self.snaps.begin() + std::ptrdiff_t(a.slot * K), K, cur.begin());
+          break;
+        case revolve_kind::reverse:
+          reverse_step(self, t, known, a.at, cur, lambda);
+          ++st.taped_steps;
+          break;
+        default:
+          break;
+      }
+    }
+    if (self.stats != nullptr) *self.stats = st;
+  }
+
+  // Tapes step i from the state `cur` (x_i) past the tape's end, sweeps it with lambda (the
+  // adjoint of x_{i+1}) and leaves the adjoint of x_i in lambda; step 0 starts from the loop's
+  // own initial reals, so that its sweep adds to their adjoints (and to the captured reals')
+  // directly.
+  static void reverse_step(checkpoint_entry& self, basic_tape<T>& t,
+                           const std::vector<index_t>& known, std::size_t i,
+                           const std::array<T, K>& cur, std::array<T, K>& lambda) {
+    recording_on<T> recording(t);
+    const auto m = callback_access<T>::where(t);
+    truncate_guard<T> guard(t, m);
+    std::array<real<T>, K> x;
+    for (std::size_t j = 0; j < K; ++j) x[j] = i == 0 ? self.initial[j] : t.variable(cur[j]);
+    std::vector<real<T>> outs;
+    outs.reserve(K);
+    outputs_as_reals<T>(std::apply(self.step, x), outs);
+    if (outs.size() != K)
+      throw error("etad: checkpointed_loop's step returned " + count_of(outs.size(), "value") +
+                  " for a state of " + count_of(K, "real"));
+    std::vector<index_t> passed;
+    for (const auto& o : outs) passed.push_back(o.index());
+    const std::vector<index_t> reads = reads_since(t, m, passed);
+    std::vector<index_t> unknown;
+    std::set_difference(reads.begin(), reads.end(), known.begin(), known.end(),
+                        std::back_inserter(unknown));
+    if (!unknown.empty())
+      throw error("etad: checkpointed_loop's step read " + index_list(unknown) +
+                  " of the tape in the backward sweep, which it did not read in its first step "
+                  "(a captured real rebound since?); it must read the same reals each time");
+    callback_access<T>::sweep_since(t, m, outs.data(), lambda.data(), K);
+    if (i != 0)
+      for (std::size_t j = 0; j < K; ++j) lambda[j] = callback_access<T>::adjoint(t, x[j].index());
+  }
+};
+
+template <class T, std::size_t K, class F>
+std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
+                                    const std::array<real<T>, K>& init,
+                                    const checkpoint_options& options) {
+  if (options.snapshots == 0)
+    throw error("etad: checkpointed_loop needs at least one snapshot (the initial state is "
+                "stored in one); pass {.snapshots = 1} or more");
+  basic_tape<T>* t = basic_tape<T>::recording();
+  std::array<T, K> values;
+  for (std::size_t j = 0; j < K; ++j) values[j] = init[j].value();
+  bool any = false;
+  for (const auto& r : init) any = any || r.index() != 0;
+  if (t == nullptr) {
+    if (any && paused_recording<T> == 0) entry_without_tape("checkpointed_loop");
+  } else {
+    for (const auto& r : init) check_epoch(r, callback_access<T>::epoch(*t), "checkpointed_loop");
+  }
+  if (n == 0) return init;
+  std::vector<index_t> variables;
+  std::vector<index_t> inputs;
+  for (const auto& r : init) inputs.push_back(r.index());
+  if (t != nullptr) {
+    // Step 0 recorded, to find the reals the step reads besides the state, then taken back.
+    const auto m = callback_access<T>::where(*t);
+    truncate_guard<T> guard(*t, m);
+    std::vector<real<T>> outs;
+    outputs_as_reals<T>(std::apply(step, init), outs);
+    if (outs.size() != K)
+      throw error("etad: checkpointed_loop's step returned " + count_of(outs.size(), "value") +
+                  " for a state of " + count_of(K, "real"));
+    std::vector<index_t> passed;
+    for (std::size_t j = 0; j < K; ++j) {
+      passed.push_back(outs[j].index());
+      values[j] = outs[j].value();
+    }
+    variables = captured_of(reads_since(*t, m, passed), inputs);
+  } else {
+    advance_values<T, K>(step, values.data());
+  }
+  for (std::size_t i = 1; i < n; ++i) advance_values<T, K>(step, values.data());
+  any = any || !variables.empty();
+  std::array<real<T>, K> result;
+  if (t == nullptr || !any) {
+    for (std::size_t j = 0; j < K; ++j) result[j] = real<T>(values[j]);
+    return result;
+  }
+  inputs.insert(inputs.end(), variables.begin(), variables.end());
+  using entry = checkpoint_entry<T, K, F>;
+  const std::size_t slots = std::min(options.snapshots, n);
+  const index_t first = callback_access<T>::template record<entry>(
+      *t, inputs, K, &entry::run, slots * K * sizeof(T),
+      entry{step, n, options.snapshots, init, std::vector<T>(slots * K), options.stats});
+  const std::uint32_t epoch = callback_access<T>::epoch(*t);
+  for (std::size_t j = 0; j < K; ++j)
+    result[j] = recorded_real<T>(values[j], first + static_cast<index_t>(j), epoch);
+  return result;
+}
+
+template <class... S>
+inline constexpr bool checkpoint_state_v =
+    (is_real_v<S> && ...) && (std::is_same_v<S, std::tuple_element_t<0, std::tuple<S...>>> && ...);
+
+template <class F, class... S>
+auto checkpointed_loop_of(std::size_t n, const F& step, const checkpoint_options& o,
+                          const S&... state) {
+  if constexpr (!checkpoint_state_v<S...>) {
+    static_assert(sizeof(F) == 0,
+                  "etad: checkpointed_loop's state must be reals of one type (etad::real), "
+                  "given after the step function");
+    return 0;
+  } else {
+    using R = std::tuple_element_t<0, std::tuple<S...>>;
+    using T = typename R::value_type;
+    constexpr std::size_t K = sizeof...(S);
+    const auto r = checkpointed<T, K>(n, step, std::array<real<T>, K>{state...}, o);
+    if constexpr (K == 1)
+      return r[0];
+    else
+      return r;
+  }
+}
+
+}  // namespace detail
+
+/// checkpointed_loop(n, step, x[, y, z, w][, {.snapshots = s, .stats = &st}]): the state after n
+/// applications of step to the state (x, y, ...), one to four reals of one type; step takes the
+/// state's reals and returns the new state (one value, or a std::array / std::tuple of one per
+/// real). Recorded as ONE tape entry that keeps the initial state and at most s states (the
+/// initial one counts), whatever n. The backward sweep reverses the steps by the binomial
+/// (revolve) schedule: it runs steps again on values, stores up to s states, and tapes each step
+/// once, past the tape's end, to sweep it; the number of steps run again is the least possible
+/// for (n, s) (Griewank's binomial optimum: n - 1 for s >= n, n(n - 1)/2 for s = 1). Reals the
+/// step reads besides the state (parameters it captures) get their gradients. The step must
+/// compute the same thing each time and read the same reals (an etad::error otherwise); where
+/// it can take numbers it is called with numbers for the steps run on values. options.stats, if
+/// given, receives what each backward sweep did (checkpoint_stats). n = 0 returns the state.
+template <class F, class S>
+auto checkpointed_loop(std::size_t n, const F& step, const S& x, checkpoint_options o = {}) {
+  return detail::checkpointed_loop_of(n, step, o, x);
+}
+template <class F, class S>
+auto checkpointed_loop(std::size_t n, const F& step, const S& x, const S& y,
+                       checkpoint_options o = {}) {
+  return detail::checkpointed_loop_of(n, step, o, x, y);
+}
+template <class F, class S>
+auto checkpointed_loop(std::size_t n, const F& step, const S& x, const S& y, const S& z,
+                       checkpoint_options o = {}) {
+  return detail::checkpointed_loop_of(n, step, o, x, y, z);
+}
+template <class F, class S>
+auto checkpointed_loop(std::size_t n, const F& step, const S& x, const S& y, const S& z,
+                       const S& w, checkpoint_options o = {}) {
+  return detail::checkpointed_loop_of(n, step, o, x, y, z, w);
+}
+
+}  // namespace etad

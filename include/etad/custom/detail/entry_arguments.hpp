@@ -1,0 +1,289 @@
+// etad/custom/detail/entry_arguments.hpp — what custom_gradient, recompute_grad and
+// checkpointed_loop share: their arguments (reals, numbers, contiguous ranges of reals), a forward
+// pass recorded and taken back to find the reals it read, and the recording state of a callback.
+#pragma once
+
+#include <etad/core/config.hpp>
+#include <etad/core/error.hpp>
+#include <etad/tape/real.hpp>
+#include <etad/tape/reduce.hpp>
+#include <etad/tape/tape.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <ranges>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace etad {
+
+/// A real of the tape that a run-time custom gradient's forward pass read without taking it as
+/// an argument (TensorFlow's `variables`): custom_gradient hands the gradient function a span of
+/// them, in the order they were recorded, to say which gradient goes to which. It tells which
+/// real it is (`variables[k] == w`), not its value: the tape keeps indices, not values.
+template <class T = double>
+class captured {
+public:
+  captured() = default;
+  captured(detail::index_t index, std::uint32_t epoch) : index_(index), epoch_(epoch) {}
+  detail::index_t index() const noexcept { return index_; }
+  std::uint32_t epoch() const noexcept { return epoch_; }
+  friend bool operator==(const captured& c, const real<T>& r) noexcept {
+    return c.index_ == r.index() && c.epoch_ == r.epoch();
+  }
+  friend bool operator==(const captured&, const captured&) = default;
+
+private:
+  detail::index_t index_ = 0;
+  std::uint32_t epoch_ = 0;
+};
+
+namespace detail {
+
+/// An argument of custom_gradient / recompute_grad: a real, a number (a constant), or a
+/// contiguous range of reals (std::vector, std::array, std::span).
+template <class A>
+inline constexpr bool entry_argument_v = is_real_v<A> || arithmetic<A> || real_range<A>;
+
+template <class A>
+struct entry_scalar {
+  using type = void;
+};
+template <class T>
+struct entry_scalar<real<T>> {
+  using type = T;
+};
+template <class A>
+  requires real_range<A>
+struct entry_scalar<A> {
+  using type = typename real_of<A>::value_type;
+};
+/// The value type of the first real (or range of reals) among A, or void.
+template <class... A>
+struct entry_value;
+template <>
+struct entry_value<> {
+  using type = void;
+};
+template <class A, class... R>
+struct entry_value<A, R...> {
+  using type = std::conditional_t<std::is_void_v<typename entry_scalar<A>::type>,
+                                  typename entry_value<R...>::type,
+                                  typename entry_scalar<A>::type>;
+};
+/// Whether every real among A (alone or in a range) is a real<T>.
+template <class T, class... A>
+inline constexpr bool entry_reals_of_v =
+    ((std::is_void_v<typename entry_scalar<A>::type> ||
+      std::is_same_v<typename entry_scalar<A>::type, T>) &&
+     ...);
+
+/// How many reals argument a contributes to the entry's inputs (a number: one, a constant).
+template <class A>
+std::size_t input_count(const A& a) {
+  if constexpr (real_range<A>)
+    return std::ranges::size(a);
+  else
+    return 1;
+}
+/// Appends a's tape indices (0 for a number or a constant real).
+template <class A>
+void append_indices(std::vector<index_t>& out, const A& a) {
+  if constexpr (real_range<A>) {
+    for (const auto& r : a) out.push_back(r.index());
+  } else if constexpr (is_real_v<A>) {
+    out.push_back(a.index());
+  } else {
+    out.push_back(0);
+  }
+}
+/// Throws unless every real in a is a constant or of the epoch given.
+template <class A>
+void check_epoch(const A& a, std::uint32_t epoch, const char* who) {
+  auto one = [&](std::uint32_t e) {
+    if (e != 0 && e != epoch)
+      throw error(std::string("etad: ") + who +
+                  " was given a real recorded on another tape or before reset(); reals are "
+                  "valid only on the tape, and in the epoch, that made them");
+  };
+  if constexpr (real_range<A>) {
+    for (const auto& r : a) one(r.epoch());
+  } else if constexpr (is_real_v<A>) {
+    one(a.epoch());
+  }
+}
+
+/// The value of something a user's function returned for a tape of values T: a number, a real
+/// of T (its value), or an expression (computed: recording is paused where this is called for
+/// a tape of T; for a nested tape's values, reals of the outer tape, an expression of those is
+/// recorded there, which is what makes second derivatives through it).
+template <class T, class X>
+T value_of(const X& x) {
+  if constexpr (std::is_same_v<X, real<T>>) {
+    return x.value();
+  } else if constexpr (expression<X>) {
+    using R = decltype(real(x));  // the real the expression is assigned to
+    if constexpr (std::is_same_v<typename R::value_type, T>) {
+      return R(x).value();
+    } else if constexpr (std::is_same_v<R, T>) {
+      return T(x);  // an expression of an outer tape's reals, for a nested tape: recorded there
+    } else {
+      static_assert(sizeof(X) == 0,
+                    "etad: a custom gradient's function returned an expression of reals of "
+                    "another type than the tape's; return values of the tape's type");
+      return T{};
+    }
+  } else if constexpr (std::is_convertible_v<const X&, T>) {
+    return T(x);
+  } else {
+    static_assert(sizeof(X) == 0,
+                  "etad: a custom gradient's function must return numbers, reals or "
+                  "expressions of reals (one per output or input)");
+    return T{};
+  }
+}
+
+/// A value of what a user's function returned, and its index when it is a real (0 otherwise).
+template <class T, class X>
+std::pair<T, index_t> value_and_index(const X& x) {
+  if constexpr (std::is_same_v<X, real<T>>) {
+    return {x.value(), x.index()};
+  } else if constexpr (expression<X>) {
+    using R = decltype(real(x));
+    if constexpr (std::is_same_v<typename R::value_type, T>) {
+      const R r(x);
+      return {r.value(), r.index()};
+    } else {
+      return {value_of<T>(x), 0};
+    }
+  } else {
+    return {value_of<T>(x), 0};
+  }
+}
+
+template <class X>
+inline constexpr bool tuple_like_v = requires { std::tuple_size<X>::value; };
+
+/// The outputs a forward function returned: one value (a real, an expression or a number), a
+/// tuple-like of those (std::array, std::tuple, std::pair: as many outputs, known at compile
+/// time), or a contiguous range of reals (as many as it holds, known at run time).
+template <class Out>
+inline constexpr bool outputs_known_v = !real_range<Out>;
+template <class Out>
+constexpr std::size_t static_output_count() {
+  if constexpr (tuple_like_v<Out>)
+    return std::tuple_size_v<Out>;
+  else
+    return 1;
+}
+
+/// Visits the outputs in order: f(output).
+template <class Out, class F>
+void for_each_output(const Out& out, F&& f) {
+  if constexpr (real_range<Out>) {
+    for (const auto& r : out) f(r);
+  } else if constexpr (tuple_like_v<Out>) {
+    std::apply([&](const auto&... o) { (f(o), ...); }, out);
+  } else {
+    f(out);
+  }
+}
+
+/// The reals recorded since a mark that read reals recorded before it: the indices, sorted and
+/// without repeats, of everything below `below` (0 excluded) that the statements and entries
+/// since m take as inputs, plus `extra` (outputs passed through).
+template <class T>
+std::vector<index_t> reads_since(const basic_tape<T>& t,
+                                 const typename callback_access<T>::mark& m,
+                                 const std::vector<index_t>& extra) {
+  const index_t below = m.store.next;
+  std::vector<index_t> r;
+  callback_access<T>::for_each_input_since(t, m, [&](index_t i) {
+    if (i != 0 && i < below) r.push_back(i);
+  });
+  for (index_t i : extra)
+    if (i != 0 && i < below) r.push_back(i);
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+/// `reads` less the indices in `inputs`: the captured variables (sorted).
+inline std::vector<index_t> captured_of(const std::vector<index_t>& reads,
+                                        std::vector<index_t> inputs) {
+  std::sort(inputs.begin(), inputs.end());
+  std::vector<index_t> v;
+  std::set_difference(reads.begin(), reads.end(), inputs.begin(), inputs.end(),
+                      std::back_inserter(v));
+  return v;
+}
+
+/// "index 3", "indices 3, 5 and 9": for messages.
+inline std::string index_list(const std::vector<index_t>& v) {
+  std::string s = v.size() == 1 ? "index " : "indices ";
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (k != 0) s += k + 1 == v.size() ? " and " : ", ";
+    s += std::to_string(v[k]);
+  }
+  return s;
+}
+
+/// Takes the recording back to a mark when it leaves scope, unless released (what a forward pass
+/// recorded, also when it throws).
+template <class T>
+class truncate_guard {
+public:
+  truncate_guard(basic_tape<T>& t, const typename callback_access<T>::mark& m) : t_(&t), m_(m) {}
+  truncate_guard(const truncate_guard&) = delete;
+  truncate_guard& operator=(const truncate_guard&) = delete;
+  ~truncate_guard() {
+    if (t_ != nullptr) callback_access<T>::truncate(*t_, m_);
+  }
+  void now() {
+    callback_access<T>::truncate(*t_, m_);
+    t_ = nullptr;
+  }
+
+private:
+  basic_tape<T>* t_;
+  typename callback_access<T>::mark m_;
+};
+
+/// While it lives, tape t records expressions of reals of T on this thread, whatever tape was
+/// active and whether recording was paused (a recomputation in the backward sweep, which may run
+/// inside stop_recording or while a newer tape is active); the state before comes back after.
+template <class T>
+class recording_on {
+public:
+  explicit recording_on(basic_tape<T>& t)
+      : paused_(paused_recording<T>), active_(callback_access<T>::swap_active(&t)) {
+    paused_recording<T> = 0;
+    refresh_recording_tape<T>();
+  }
+  recording_on(const recording_on&) = delete;
+  recording_on& operator=(const recording_on&) = delete;
+  ~recording_on() {
+    callback_access<T>::swap_active(active_);
+    paused_recording<T> = paused_;
+    refresh_recording_tape<T>();
+  }
+
+private:
+  int paused_;
+  basic_tape<T>* active_;
+};
+
+[[noreturn]] inline void entry_without_tape(const char* who) {
+  throw error(std::string("etad: ") + who +
+              " was given a real with no active tape; create an etad::tape first (or compute "
+              "values only inside etad::stop_recording)");
+}
+
+}  // namespace detail
+}  // namespace etad
