@@ -26,3 +26,7 @@
 #include <etad/tape/map_reduce.hpp>
 #include <etad/tape/reduce.hpp>
 #include <etad/tape/tape.hpp>
+
+#include <etad/custom/checkpointed_loop.hpp>
+#include <etad/custom/custom_gradient.hpp>
+#include <etad/custom/recompute_grad.hpp>
