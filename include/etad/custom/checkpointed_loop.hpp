@@ -26,13 +26,19 @@
 namespace etad {
 
 /// What the backward sweep of a checkpointed_loop did (the last sweep through it).
+/// The first backward sweep of a loop continues the schedule that its recording began: the
+/// recording ran the schedule's forward sweep (n - 1 steps, storing states on the way) while it
+/// computed the loop's value, so that sweep recomputes t(n, s) - (n - 1) steps, where t(n, s) =
+/// r n - C(s + r, s + 1) is Griewank's optimum for the whole reversal. A later sweep (a
+/// persistent tape's next gradient) starts the schedule afresh from the initial state: t(n, s).
 struct checkpoint_stats {
   std::size_t steps = 0;                   // n
   std::size_t snapshots = 0;               // s, as asked (at most n are ever used)
-  std::size_t recomputed_steps = 0;        // steps run again without taping
-  std::size_t optimal_recomputations = 0;  // the binomial optimum for (n, s)
+  std::size_t recomputed_steps = 0;        // steps run again on values in this sweep
+  std::size_t optimal_recomputations = 0;  // the least possible for this sweep (see above)
   std::size_t taped_steps = 0;             // steps taped and swept, one per step: n
   std::size_t snapshots_used = 0;          // the most states stored at once (the initial one too)
+  bool continued = false;                  // whether it continued the recording's schedule
 };
 
 /// checkpointed_loop's options: the stored states (the initial state counts as one; at least
@@ -82,26 +88,44 @@ struct checkpoint_entry {
   std::size_t n;
   std::size_t s;
   std::array<real<T>, K> initial;  // the loop's initial state, as given
-  std::vector<T> snaps;            // s states of K values
+  std::vector<T> snaps;            // min(s, n) states of K values
   checkpoint_stats* stats;
+  // The schedule as the recording left it (its first reverse, of step n - 1, taken), and the
+  // state x_{n - 1}: the first backward sweep continues from there, with the states the
+  // recording stored in `snaps`.
+  std::optional<revolve_schedule> resume;
+  std::array<T, K> last_state;
+  // Reused by every taped step (no allocation per step once grown).
+  std::vector<real<T>> outs;
+  std::vector<index_t> passed, reads, unknown, known;
 
   static void run(void* object, basic_tape<T>& t, const callback_entry<T>& e, const T* up,
                   T* /*grads: the taped step 0 adds to the inputs' adjoints itself*/) {
     checkpoint_entry& self = *static_cast<checkpoint_entry*>(object);
-    const std::size_t k_inputs = e.input_count;
-    std::vector<index_t> known(callback_access<T>::inputs(t, e),
-                               callback_access<T>::inputs(t, e) + k_inputs);
-    std::sort(known.begin(), known.end());
+    self.known.assign(callback_access<T>::inputs(t, e),
+                      callback_access<T>::inputs(t, e) + e.input_count);
+    std::sort(self.known.begin(), self.known.end());
     std::array<T, K> lambda, cur;
-    for (std::size_t j = 0; j < K; ++j) {
-      lambda[j] = up[j];
-      cur[j] = self.initial[j].value();
-      self.snaps[j] = cur[j];  // slot 0: the initial state
+    for (std::size_t j = 0; j < K; ++j) lambda[j] = up[j];
+    const std::size_t optimum = revolve_recomputations(self.n, self.s);
+    checkpoint_stats st{self.n, self.s, 0, optimum, 0, 1, false};
+    std::optional<revolve_schedule> fresh;
+    revolve_schedule* schedule;
+    if (self.resume) {
+      // The first sweep: the recording ran the forward sweep and stored its states.
+      schedule = &*self.resume;
+      cur = self.last_state;
+      st.continued = true;
+      st.optimal_recomputations = optimum - (self.n - 1);
+      reverse_step(self, t, self.n - 1, cur, lambda);
+      ++st.taped_steps;
+    } else {
+      fresh.emplace(self.n, self.s);
+      schedule = &*fresh;
+      for (std::size_t j = 0; j < K; ++j) cur[j] = self.snaps[j] = self.initial[j].value();
     }
-    checkpoint_stats st{self.n, self.s, 0, revolve_recomputations(self.n, self.s), 0, 1};
-    revolve_schedule schedule(self.n, self.s);
     for (;;) {
-      const revolve_action a = schedule.next();
+      const revolve_action a = schedule->next();
       if (a.kind == revolve_kind::done) break;
       switch (a.kind) {
         case revolve_kind::advance:
@@ -116,13 +140,14 @@ struct checkpoint_entry {
           std::copy_n(self.snaps.begin() + std::ptrdiff_t(a.slot * K), K, cur.begin());
           break;
         case revolve_kind::reverse:
-          reverse_step(self, t, known, a.at, cur, lambda);
+          reverse_step(self, t, a.at, cur, lambda);
           ++st.taped_steps;
           break;
         default:
           break;
       }
     }
+    self.resume.reset();  // (the stored states are spent: a later sweep starts afresh)
     if (self.stats != nullptr) *self.stats = st;
   }
 
@@ -130,31 +155,29 @@ struct checkpoint_entry {
   // adjoint of x_{i+1}) and leaves the adjoint of x_i in lambda; step 0 starts from the loop's
   // own initial reals, so that its sweep adds to their adjoints (and to the captured reals')
   // directly.
-  static void reverse_step(checkpoint_entry& self, basic_tape<T>& t,
-                           const std::vector<index_t>& known, std::size_t i,
+  static void reverse_step(checkpoint_entry& self, basic_tape<T>& t, std::size_t i,
                            const std::array<T, K>& cur, std::array<T, K>& lambda) {
     recording_on<T> recording(t);
-    const auto m = callback_access<T>::where(t);
-    truncate_guard<T> guard(t, m);
+    truncate_guard<T> guard(t);
     std::array<real<T>, K> x;
     for (std::size_t j = 0; j < K; ++j) x[j] = i == 0 ? self.initial[j] : t.variable(cur[j]);
-    std::vector<real<T>> outs;
-    outs.reserve(K);
-    outputs_as_reals<T>(std::apply(self.step, x), outs);
-    if (outs.size() != K)
-      throw error("etad: checkpointed_loop's step returned " + count_of(outs.size(), "value") +
-                  " for a state of " + count_of(K, "real"));
-    std::vector<index_t> passed;
-    for (const auto& o : outs) passed.push_back(o.index());
-    const std::vector<index_t> reads = reads_since(t, m, passed);
-    std::vector<index_t> unknown;
-    std::set_difference(reads.begin(), reads.end(), known.begin(), known.end(),
-                        std::back_inserter(unknown));
-    if (!unknown.empty())
-      throw error("etad: checkpointed_loop's step read " + index_list(unknown) +
+    self.outs.clear();
+    outputs_as_reals<T>(std::apply(self.step, x), self.outs);
+    if (self.outs.size() != K)
+      throw error("etad: checkpointed_loop's step returned " +
+                  count_of(self.outs.size(), "value") + " for a state of " + count_of(K, "real"));
+    self.passed.clear();
+    for (const auto& o : self.outs) self.passed.push_back(o.index());
+    self.reads.clear();
+    collect_reads(t, guard.mark(), self.passed, self.reads);
+    self.unknown.clear();
+    for (index_t r : self.reads)
+      if (!std::binary_search(self.known.begin(), self.known.end(), r)) self.unknown.push_back(r);
+    if (!self.unknown.empty())
+      throw error("etad: checkpointed_loop's step read " + index_list(self.unknown) +
                   " of the tape in the backward sweep, which it did not read in its first step "
                   "(a captured real rebound since?); it must read the same reals each time");
-    callback_access<T>::sweep_since(t, m, outs.data(), lambda.data(), K);
+    callback_access<T>::sweep_since(t, guard.mark(), self.outs.data(), lambda.data(), K);
     if (i != 0)
       for (std::size_t j = 0; j < K; ++j) lambda[j] = callback_access<T>::adjoint(t, x[j].index());
   }
@@ -168,53 +191,61 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
     throw error("etad: checkpointed_loop needs at least one snapshot (the initial state is "
                 "stored in one); pass {.snapshots = 1} or more");
   basic_tape<T>* t = basic_tape<T>::recording();
-  std::array<T, K> values;
-  for (std::size_t j = 0; j < K; ++j) values[j] = init[j].value();
+  std::array<T, K> cur;
+  for (std::size_t j = 0; j < K; ++j) cur[j] = init[j].value();
   bool any = false;
   for (const auto& r : init) any = any || r.index() != 0;
+  std::array<real<T>, K> result;
   if (t == nullptr) {
     if (any && paused_recording<T> == 0) entry_without_tape("checkpointed_loop");
-  } else {
-    for (const auto& r : init) check_epoch(r, callback_access<T>::epoch(*t), "checkpointed_loop");
+    for (std::size_t i = 0; i < n; ++i) advance_values<T, K>(step, cur.data());
+    for (std::size_t j = 0; j < K; ++j) result[j] = real<T>(cur[j]);
+    return result;
   }
+  for (const auto& r : init) check_epoch(r, callback_access<T>::epoch(*t), "checkpointed_loop");
   if (n == 0) return init;
-  std::vector<index_t> variables;
+  // Step 0 recorded, to find the reals the step reads besides the state, then taken back.
   std::vector<index_t> inputs;
   for (const auto& r : init) inputs.push_back(r.index());
-  if (t != nullptr) {
-    // Step 0 recorded, to find the reals the step reads besides the state, then taken back.
-    const auto m = callback_access<T>::where(*t);
-    truncate_guard<T> guard(*t, m);
+  std::vector<index_t> variables;
+  {
+    truncate_guard<T> guard(*t);
     std::vector<real<T>> outs;
     outputs_as_reals<T>(std::apply(step, init), outs);
     if (outs.size() != K)
       throw error("etad: checkpointed_loop's step returned " + count_of(outs.size(), "value") +
                   " for a state of " + count_of(K, "real"));
     std::vector<index_t> passed;
-    for (std::size_t j = 0; j < K; ++j) {
-      passed.push_back(outs[j].index());
-      values[j] = outs[j].value();
-    }
-    variables = captured_of(reads_since(*t, m, passed), inputs);
-  } else {
-    advance_values<T, K>(step, values.data());
+    for (const auto& o : outs) passed.push_back(o.index());
+    variables = captured_of(reads_since(*t, guard.mark(), passed), inputs);
   }
-  for (std::size_t i = 1; i < n; ++i) advance_values<T, K>(step, values.data());
-  any = any || !variables.empty();
-  std::array<real<T>, K> result;
-  if (t == nullptr || !any) {
-    for (std::size_t j = 0; j < K; ++j) result[j] = real<T>(values[j]);
+  // The rest on values, along the schedule's forward sweep: its states are stored as it goes,
+  // and the first backward sweep continues from its first reverse (of step n - 1).
+  const std::size_t slots = std::min(options.snapshots, n);
+  std::vector<T> snaps(slots * K);
+  std::copy(cur.begin(), cur.end(), snaps.begin());
+  revolve_schedule schedule(n, options.snapshots);
+  for (revolve_action a = schedule.next(); a.kind != revolve_kind::reverse; a = schedule.next()) {
+    if (a.kind == revolve_kind::advance)
+      for (std::size_t i = a.from; i < a.to; ++i) advance_values<T, K>(step, cur.data());
+    else if (a.kind == revolve_kind::store)
+      std::copy(cur.begin(), cur.end(), snaps.begin() + std::ptrdiff_t(a.slot * K));
+  }
+  const std::array<T, K> last = cur;  // x_{n - 1}
+  advance_values<T, K>(step, cur.data());  // x_n, the loop's value
+  if (!any && variables.empty()) {
+    for (std::size_t j = 0; j < K; ++j) result[j] = real<T>(cur[j]);
     return result;
   }
   inputs.insert(inputs.end(), variables.begin(), variables.end());
   using entry = checkpoint_entry<T, K, F>;
-  const std::size_t slots = std::min(options.snapshots, n);
   const index_t first = callback_access<T>::template record<entry>(
-      *t, inputs, K, &entry::run, slots * K * sizeof(T),
-      entry{step, n, options.snapshots, init, std::vector<T>(slots * K), options.stats});
+      *t, inputs, K, &entry::run, slots * K * sizeof(T) + slots * 3 * sizeof(std::size_t),
+      entry{step, n, options.snapshots, init, std::move(snaps), options.stats, std::move(schedule),
+            last, {}, {}, {}, {}, {}});
   const std::uint32_t epoch = callback_access<T>::epoch(*t);
   for (std::size_t j = 0; j < K; ++j)
-    result[j] = recorded_real<T>(values[j], first + static_cast<index_t>(j), epoch);
+    result[j] = recorded_real<T>(cur[j], first + static_cast<index_t>(j), epoch);
   return result;
 }
 
@@ -248,10 +279,12 @@ auto checkpointed_loop_of(std::size_t n, const F& step, const checkpoint_options
 /// applications of step to the state (x, y, ...), one to four reals of one type; step takes the
 /// state's reals and returns the new state (one value, or a std::array / std::tuple of one per
 /// real). Recorded as ONE tape entry that keeps the initial state and at most s states (the
-/// initial one counts), whatever n. The backward sweep reverses the steps by the binomial
-/// (revolve) schedule: it runs steps again on values, stores up to s states, and tapes each step
-/// once, past the tape's end, to sweep it; the number of steps run again is the least possible
-/// for (n, s) (Griewank's binomial optimum: n - 1 for s >= n, n(n - 1)/2 for s = 1). Reals the
+/// initial one counts), whatever n. The steps are reversed by the binomial (revolve) schedule:
+/// the recording runs its forward sweep (storing states on the way) as it computes the value;
+/// the backward sweep runs steps again on values, stores and restores states, and tapes each
+/// step once, past the tape's end, to sweep it. The steps run on values in all are the least
+/// possible for (n, s) (Griewank's binomial optimum: n - 1 for s >= n, n(n - 1)/2 for s = 1),
+/// and the first backward sweep runs that less the recording's n - 1 (checkpoint_stats). Reals the
 /// step reads besides the state (parameters it captures) get their gradients. The step must
 /// compute the same thing each time and read the same reals (an etad::error otherwise); where
 /// it can take numbers it is called with numbers for the steps run on values. options.stats, if

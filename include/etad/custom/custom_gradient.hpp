@@ -10,6 +10,7 @@
 #include <etad/tape/reduce.hpp>
 #include <etad/tape/tape.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -198,7 +199,7 @@ custom_result_t<T, Out> make_outputs(const T* values, std::size_t m, index_t fir
 template <class T>
 struct entry_scratch {
   std::vector<T> values;
-  std::vector<index_t> passed, inputs;
+  std::vector<index_t> passed, inputs, reads, variables;
 };
 template <class T>
 entry_scratch<T>& scratch_for() {
@@ -269,62 +270,62 @@ public:
 private:
   template <class T, class Out, class G, class... A>
   detail::custom_result_t<T, Out> call(const A&... args) const {
-    using entry = detail::custom_entry<T, Out, G, A...>;
     basic_tape<T>* t = basic_tape<T>::recording();
-    std::uint32_t epoch = 0;
-    typename detail::callback_access<T>::mark m{};
-    if (t == nullptr) {
-      // No recording (no tape, or paused): values only.
-      bool any = false;
-      auto seen = [&](const auto& a) {
-        std::vector<detail::index_t> v;
-        detail::append_indices(v, a);
-        for (auto i : v) any = any || i != 0;
-      };
-      (seen(args), ...);
-      if (any && detail::paused_recording<T> == 0) detail::entry_without_tape("custom_gradient");
-    } else {
-      epoch = detail::callback_access<T>::epoch(*t);
-      (detail::check_epoch(args, epoch, "custom_gradient"), ...);
-      m = detail::callback_access<T>::where(*t);
-    }
-    std::optional<detail::truncate_guard<T>> guard;
-    if (t != nullptr) guard.emplace(*t, m);
-    auto r = f_(args...);  // recorded (what it records is taken back below)
-    const auto& out = std::get<0>(r);
+    if (t == nullptr) return values_only<T, Out>(args...);
+    using entry = detail::custom_entry<T, Out, G, A...>;
+    const std::uint32_t epoch = detail::callback_access<T>::epoch(*t);
+    (detail::check_epoch(args, epoch, "custom_gradient"), ...);
+    detail::truncate_guard<T> guard(*t);  // (also when f or a check below throws)
+    auto r = f_(args...);  // recorded; what it records is taken back below
+    // The scratch is this thread's, reused: a custom gradient called inside f is done with it.
     detail::entry_scratch<T>& s = detail::scratch_for<T>();
     s.values.clear();
     s.passed.clear();
-    detail::for_each_output(out, [&](const auto& o) {
+    detail::for_each_output(std::get<0>(r), [&](const auto& o) {
       const auto [v, i] = detail::value_and_index<T>(o);
       s.values.push_back(v);
       s.passed.push_back(i);
     });
     const std::size_t outputs = s.values.size();
-    if (t == nullptr || outputs == 0)
-      return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
+    if (outputs == 0) return detail::make_outputs<T, Out>(s.values.data(), 0, 0, 0);
     s.inputs.clear();
     (detail::append_indices(s.inputs, args), ...);
-    const std::vector<detail::index_t> variables =
-        detail::captured_of(detail::reads_since(*t, m, s.passed), s.inputs);
-    if (!entry::takes_variables && !variables.empty())
+    s.reads.clear();
+    detail::collect_reads(*t, guard.mark(), s.passed, s.reads);
+    detail::variables_of(s.reads, s.inputs, s.variables);
+    if (!entry::takes_variables && !s.variables.empty())
       throw error("etad: custom_gradient's function read " +
-                  detail::count_of(variables.size(), "real") + " of the tape that " +
-                  (variables.size() == 1 ? "is not an argument" : "are not arguments") + " (" +
-                  detail::index_list(variables) +
+                  detail::count_of(s.variables.size(), "real") + " of the tape that " +
+                  (s.variables.size() == 1 ? "is not an argument" : "are not arguments") +
+                  " (" + detail::index_list(s.variables) +
                   "); its gradient function must answer for them: take `variables` (a "
                   "std::span<const etad::captured<T>>) after the upstream gradients and return "
                   "std::pair{argument gradients, variable gradients}, or pass them as arguments");
-    guard->now();  // the forward pass's statements are not kept
-    bool any = !variables.empty();
+    guard.now();  // the forward pass's statements are not kept
+    bool any = !s.variables.empty();
     for (detail::index_t i : s.inputs) any = any || i != 0;
     if (!any) return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
-    std::array<std::size_t, sizeof...(A)> lengths{detail::input_count(args)...};
-    s.inputs.insert(s.inputs.end(), variables.begin(), variables.end());
+    const std::array<std::size_t, sizeof...(A)> lengths{detail::input_count(args)...};
+    const std::size_t variables = s.variables.size();
+    s.inputs.insert(s.inputs.end(), s.variables.begin(), s.variables.end());
     const detail::index_t first = detail::callback_access<T>::template record<entry>(
         *t, s.inputs, outputs, &entry::run, 0,
-        entry{std::move(std::get<1>(r)), outputs, lengths, variables.size()});
+        entry{std::move(std::get<1>(r)), outputs, lengths, variables});
     return detail::make_outputs<T, Out>(s.values.data(), outputs, first, epoch);
+  }
+
+  // No recording (no tape, or paused): values only, as for an expression.
+  template <class T, class Out, class... A>
+  detail::custom_result_t<T, Out> values_only(const A&... args) const {
+    std::vector<detail::index_t> in;
+    (detail::append_indices(in, args), ...);
+    const bool any = std::any_of(in.begin(), in.end(), [](detail::index_t i) { return i != 0; });
+    if (any && detail::paused_recording<T> == 0) detail::entry_without_tape("custom_gradient");
+    auto r = f_(args...);
+    std::vector<T> values;
+    detail::for_each_output(std::get<0>(r),
+                            [&](const auto& o) { values.push_back(detail::value_of<T>(o)); });
+    return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
   }
 
   F f_;

@@ -70,39 +70,50 @@ struct recompute_entry {
   std::tuple<kept_argument_t<A>...> args;
   std::size_t outputs;
 
+  // Scratch reused by every run on this thread (no allocation per sweep once grown): a run is
+  // done with it before its sweep, where the entries recorded inside f run.
+  struct scratch {
+    std::vector<real<T>> outs;
+    std::vector<index_t> passed, reads, unknown;
+  };
+
   static void run(void* object, basic_tape<T>& t, const callback_entry<T>& e, const T* up,
                   T* /*grads: the sweep below adds to the inputs' adjoints itself*/) {
-    recompute_entry& self = *static_cast<recompute_entry*>(object);
+    const recompute_entry& f_and_args = *static_cast<const recompute_entry*>(object);
+    thread_local scratch self_scratch;
+    scratch& self = self_scratch;
+    const F& f = f_and_args.f;
     recording_on<T> recording(t);
-    const auto m = callback_access<T>::where(t);
-    truncate_guard<T> guard(t, m);  // (also when f or a check throws)
-    const auto out = std::apply(self.f, self.args);
-    std::vector<real<T>> outs;
-    outs.reserve(self.outputs);
-    outputs_as_reals<T>(out, outs);
-    if (outs.size() != self.outputs)
+    truncate_guard<T> guard(t);  // (also when f or a check throws)
+    self.outs.clear();
+    outputs_as_reals<T>(std::apply(f, f_and_args.args), self.outs);
+    if (self.outs.size() != f_and_args.outputs)
       throw error("etad: recompute_grad's function returned " +
-                  count_of(outs.size(), "output") + " when run again in the backward sweep, " +
-                  "and " + std::to_string(self.outputs) +
+                  count_of(self.outs.size(), "output") + " when run again in the backward " +
+                  "sweep, and " + std::to_string(f_and_args.outputs) +
                   " when first called; it must compute the same thing each time");
-    std::vector<index_t> passed;
-    for (const auto& o : outs) passed.push_back(o.index());
+    self.passed.clear();
+    for (const auto& o : self.outs) self.passed.push_back(o.index());
     // What f reads now must be what it read when first called (its inputs and the captured
     // reals): a captured real that was rebound since (a newer real under the same name) would
     // take this entry's gradient, which belongs to the real it read then.
-    const std::vector<index_t> reads = reads_since(t, m, passed);
-    std::vector<index_t> known(callback_access<T>::inputs(t, e),
-                               callback_access<T>::inputs(t, e) + e.input_count);
-    std::sort(known.begin(), known.end());
-    std::vector<index_t> unknown;
-    std::set_difference(reads.begin(), reads.end(), known.begin(), known.end(),
-                        std::back_inserter(unknown));
-    if (!unknown.empty())
-      throw error("etad: recompute_grad's function read " + index_list(unknown) +
+    self.reads.clear();
+    collect_reads(t, guard.mark(), self.passed, self.reads);
+    const index_t* known = callback_access<T>::inputs(t, e);
+    self.unknown.clear();
+    for (index_t r : self.reads)
+      if (std::find(known, known + e.input_count, r) == known + e.input_count)
+        self.unknown.push_back(r);
+    if (!self.unknown.empty()) {
+      std::sort(self.unknown.begin(), self.unknown.end());
+      self.unknown.erase(std::unique(self.unknown.begin(), self.unknown.end()),
+                         self.unknown.end());
+      throw error("etad: recompute_grad's function read " + index_list(self.unknown) +
                   " of the tape when run again in the backward sweep, which it did not read "
                   "when first called (a captured real rebound since?); it must read the same "
                   "reals each time");
-    callback_access<T>::sweep_since(t, m, outs.data(), up, outs.size());
+    }
+    callback_access<T>::sweep_since(t, guard.mark(), self.outs.data(), up, self.outs.size());
   }
 };
 
@@ -147,39 +158,46 @@ private:
   detail::custom_result_t<T, Out> call(const A&... args) const {
     using entry = detail::recompute_entry<T, F, A...>;
     basic_tape<T>* t = basic_tape<T>::recording();
-    typename detail::callback_access<T>::mark m{};
-    std::uint32_t epoch = 0;
-    if (t != nullptr) {
-      epoch = detail::callback_access<T>::epoch(*t);
-      (detail::check_epoch(args, epoch, "recompute_grad"), ...);
-      m = detail::callback_access<T>::where(*t);
+    if (t == nullptr) {
+      std::vector<detail::index_t> in;
+      (detail::append_indices(in, args), ...);
+      const bool any = std::any_of(in.begin(), in.end(), [](detail::index_t i) { return i != 0; });
+      if (any && detail::paused_recording<T> == 0) detail::entry_without_tape("recompute_grad");
+      std::vector<T> values;
+      detail::for_each_output(f_(args...),
+                              [&](const auto& o) { values.push_back(detail::value_of<T>(o)); });
+      return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
     }
-    std::optional<detail::truncate_guard<T>> guard;
-    if (t != nullptr) guard.emplace(*t, m);
-    const Out out = f_(args...);
-    std::vector<T> values;
-    std::vector<detail::index_t> passed;
+    const std::uint32_t epoch = detail::callback_access<T>::epoch(*t);
+    (detail::check_epoch(args, epoch, "recompute_grad"), ...);
+    detail::truncate_guard<T> guard(*t);
+    const Out out = f_(args...);  // recorded, to find what f reads; taken back below
+    // The scratch is this thread's, reused: a function called inside f is done with it.
+    detail::entry_scratch<T>& s = detail::scratch_for<T>();
+    s.values.clear();
+    s.passed.clear();
     detail::for_each_output(out, [&](const auto& o) {
       const auto [v, i] = detail::value_and_index<T>(o);
-      values.push_back(v);
-      passed.push_back(i);
+      s.values.push_back(v);
+      s.passed.push_back(i);
     });
-    if (t == nullptr || values.empty())
-      return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
-    std::vector<detail::index_t> inputs;
-    (detail::append_indices(inputs, args), ...);
-    const std::vector<detail::index_t> variables =
-        detail::captured_of(detail::reads_since(*t, m, passed), inputs);
-    guard->now();  // f's statements are not kept: the backward sweep records them again
-    bool any = !variables.empty();
-    for (detail::index_t i : inputs) any = any || i != 0;
-    if (!any) return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
-    inputs.insert(inputs.end(), variables.begin(), variables.end());
+    const std::size_t outputs = s.values.size();
+    if (outputs == 0) return detail::make_outputs<T, Out>(s.values.data(), 0, 0, 0);
+    s.inputs.clear();
+    (detail::append_indices(s.inputs, args), ...);
+    s.reads.clear();
+    detail::collect_reads(*t, guard.mark(), s.passed, s.reads);
+    detail::variables_of(s.reads, s.inputs, s.variables);
+    guard.now();  // f's statements are not kept: the backward sweep records them again
+    bool any = !s.variables.empty();
+    for (detail::index_t i : s.inputs) any = any || i != 0;
+    if (!any) return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
+    s.inputs.insert(s.inputs.end(), s.variables.begin(), s.variables.end());
     const std::size_t kept = (detail::kept_bytes(args) + ... + std::size_t(0));
     const detail::index_t first = detail::callback_access<T>::template record<entry>(
-        *t, inputs, values.size(), &entry::run, kept,
-        entry{f_, std::tuple<detail::kept_argument_t<A>...>(args...), values.size()});
-    return detail::make_outputs<T, Out>(values.data(), values.size(), first, epoch);
+        *t, s.inputs, outputs, &entry::run, kept,
+        entry{f_, std::tuple<detail::kept_argument_t<A>...>(args...), outputs});
+    return detail::make_outputs<T, Out>(s.values.data(), outputs, first, epoch);
   }
 
   F f_;

@@ -344,6 +344,12 @@ private:
     return {store_.where(), block_values_.where(), callbacks_.where(), leading_};
   }
   void truncate(const mark& m) noexcept {
+    if (store_.size() == m.store.next && callbacks_.size() == m.callbacks.entries &&
+        block_values_.where().chunk == m.values.chunk &&
+        block_values_.where().used == m.values.used) [[likely]] {
+      leading_ = m.leading;  // nothing recorded since m (a forward pass on values alone)
+      return;
+    }
     note_peak();
     callbacks_.truncate_to(m.callbacks);  // (destroys their objects, newest first)
     store_.truncate(m.store);

@@ -214,6 +214,40 @@ std::vector<index_t> reads_since(const basic_tape<T>& t,
   return r;
 }
 
+/// Appends to `reads` the indices below the mark, 0 excluded, that what was recorded since m
+/// takes as inputs, and those of `extra` (unsorted, with repeats): reads_since without its
+/// allocation, for the per-call path of custom_gradient.
+template <class T>
+void collect_reads(const basic_tape<T>& t, const typename callback_access<T>::mark& m,
+                   const std::vector<index_t>& extra, std::vector<index_t>& reads) {
+  const index_t below = m.store.next;
+  callback_access<T>::for_each_input_since(t, m, [&](index_t i) {
+    if (i != 0 && i < below) reads.push_back(i);
+  });
+  for (index_t i : extra)
+    if (i != 0 && i < below) reads.push_back(i);
+}
+
+/// The entries of `reads` that are not in `inputs`, sorted and without repeats, into `out`
+/// (cleared first). Few inputs (the usual call) are searched as they are: no sort, no copy.
+inline void variables_of(std::vector<index_t>& reads, const std::vector<index_t>& inputs,
+                         std::vector<index_t>& out) {
+  out.clear();
+  if (inputs.size() <= 16) {
+    for (index_t i : reads)
+      if (std::find(inputs.begin(), inputs.end(), i) == inputs.end()) out.push_back(i);
+  } else {
+    std::vector<index_t> sorted(inputs);
+    std::sort(sorted.begin(), sorted.end());
+    for (index_t i : reads)
+      if (!std::binary_search(sorted.begin(), sorted.end(), i)) out.push_back(i);
+  }
+  if (out.size() > 1) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+}
+
 /// `reads` less the indices in `inputs`: the captured variables (sorted).
 inline std::vector<index_t> captured_of(const std::vector<index_t>& reads,
                                         std::vector<index_t> inputs) {
@@ -240,6 +274,9 @@ template <class T>
 class truncate_guard {
 public:
   truncate_guard(basic_tape<T>& t, const typename callback_access<T>::mark& m) : t_(&t), m_(m) {}
+  /// From the tape's recording as it is now.
+  explicit truncate_guard(basic_tape<T>& t) : t_(&t), m_(callback_access<T>::where(t)) {}
+  const typename callback_access<T>::mark& mark() const noexcept { return m_; }
   truncate_guard(const truncate_guard&) = delete;
   truncate_guard& operator=(const truncate_guard&) = delete;
   ~truncate_guard() {

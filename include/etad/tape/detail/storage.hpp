@@ -479,14 +479,12 @@ public:
     bool has_block = false;
     bool has_ranges = false;
     std::ptrdiff_t implicit = 0;
-    recent_range recent{};
   };
   mark where() const noexcept {
     sync();
     mark m;
     m.next = next_;
     m.implicit = implicit_;
-    m.recent = recent_;
     if (cur_ != nullptr) {
       m.has_block = true;
       m.current = current_;
@@ -518,7 +516,7 @@ public:
     }
     next_ = m.next;
     implicit_ = m.implicit;
-    recent_ = m.recent;
+    recent_ = {};  // (the fast path of a reduction's gradient is taken only for the newest)
     load_cursor();
   }
 
