@@ -207,8 +207,8 @@ public:
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
   void reset() {
-    note_peak();
-    callbacks_.clear();  // (destroys the entries' objects, newest first)
+    if (!callbacks_.empty()) callbacks_.clear();  // (destroys their objects, newest first)
+    peak_ = 0;                                    // (a new recording: its own peak)
     store_.clear();
     block_values_.clear();
     leading_ = 0;
@@ -235,10 +235,11 @@ public:
     return {store_.statement_bytes(), store_.partial_bytes(), block_values_.used_bytes(),
             callbacks_.used_bytes()};
   }
-  /// The largest memory().total() since the tape was made or reset_peak_memory() was called,
-  /// counting what recomputations (recompute_grad, checkpointed_loop) record for a while during
-  /// a gradient and then take back. Exact: the recording only grows between the points where it
-  /// is taken back (or reset()), and the peak is noted there.
+  /// The largest memory().total() of this recording: since the last reset() (or the tape's
+  /// construction, or reset_peak_memory()), counting what recomputations (recompute_grad,
+  /// checkpointed_loop) and the forward passes of custom gradients record for a while and then
+  /// take back. Exact: the recording only grows between the points where something is taken
+  /// back, and the total is noted there (not at every statement).
   std::size_t peak_memory() const noexcept { return std::max(peak_, memory().total()); }
   void reset_peak_memory() noexcept { peak_ = memory().total(); }
 
@@ -356,7 +357,10 @@ private:
     block_values_.truncate_to(m.values);
     leading_ = m.leading;
   }
-  void note_peak() noexcept { peak_ = std::max(peak_, memory().total()); }
+  void note_peak() noexcept {
+    peak_ = std::max(peak_, store_.bytes_in_use() + block_values_.used_bytes() +
+                                callbacks_.used_bytes());
+  }
 
   // The sweep of (lo, hi] when the tape holds callback entries: the store's sweep between them,
   // and each entry's function when the sweep reaches its outputs (Flags: with sweep()'s stop and
@@ -532,15 +536,24 @@ private:
   }
   // gradient()'s sweep: adjoints zeroed, target hi seeded with 1, swept down to lo.
   ETAD_ALWAYS_INLINE const T* sweep_one(detail::index_t hi, detail::index_t lo, detail::index_t n) {
+    if (!callbacks_.empty()) [[unlikely]]
+      return sweep_one_with_callbacks(hi, lo, n);
     T* adj = zeroed_adjoints(n);
     if (hi != 0) adj[hi] = T(1);
-    if (callbacks_.empty()) [[likely]] {
-      store_.sweep_adjoints(adj, hi, lo);
-    } else {
-      sweep_with_callbacks<false>(hi, lo);
-      adj = adjoints_.data();
-    }
+    store_.sweep_adjoints(adj, hi, lo);
     adj[0] = T(0);  // the sink of constants' partials: never an answer (a constant source reads 0)
+    return adj;
+  }
+  // The same when the tape holds callback entries (out of line: a tape without them pays one
+  // test). A callback may grow adjoints_: the address is read after the sweep.
+  [[gnu::noinline, gnu::cold]] const T* sweep_one_with_callbacks(detail::index_t hi,
+                                                                  detail::index_t lo,
+                                                                  detail::index_t n) {
+    T* adj = zeroed_adjoints(n);
+    if (hi != 0) adj[hi] = T(1);
+    sweep_with_callbacks<false>(hi, lo);
+    adj = adjoints_.data();
+    adj[0] = T(0);
     return adj;
   }
 

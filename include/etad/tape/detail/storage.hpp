@@ -571,6 +571,18 @@ public:
   /// indices for their range, nor partials when uniform, but their slots are allocated in both
   /// arrays), an end offset per stored statement (leading variables have none).
   std::size_t used_bytes() const { return partial_bytes() + statement_bytes(); }
+  /// used_bytes() without sync() and with one pass over the earlier blocks (none while the
+  /// recording fits one block): what reset() and truncate() note for the tape's peak memory.
+  std::size_t bytes_in_use() const noexcept {
+    if (cur_ == nullptr) return 0;
+    std::size_t partials = at_.used;
+    std::size_t statements = static_cast<std::size_t>(at_.end - cur_->end);
+    for (std::size_t i = 0; i < current_; ++i) {
+      partials += blocks_[i].partials;
+      statements += blocks_[i].statements;
+    }
+    return partials * (sizeof(T) + sizeof(index_t)) + statements * sizeof(index_t);
+  }
   /// The partials' share of used_bytes(): a T and an index per stored partial.
   std::size_t partial_bytes() const {
     sync();
