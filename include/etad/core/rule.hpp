@@ -3,6 +3,7 @@
 // or through an op_fn<Rule> object. Nothing here knows about sweeps or tapes.
 #pragma once
 
+#include <etad/core/detail/holds_active_leaf.hpp>
 #include <etad/core/expression.hpp>
 
 #include <cstddef>
@@ -36,6 +37,21 @@ namespace etad {
 ///                                                  // together; the sweeps then never call
 ///                                                  // partials() (see is_fused_v)
 /// Members may be static (stateless rules) or not (rules with parameters, e.g. integer powers).
+/// A parameter is a constant of the rule: only its arguments are differentiated. So a rule must
+/// not keep a real (etad::real, of any scalar, also nested): a rule `scaled_op { real<double> s;
+/// ... s.value() * x ... }` would compute s x and give s no gradient. apply() rejects such a
+/// rule at compile time (one sentence: pass the real as an argument, or use
+/// etad::custom_gradient for a function of reals it does not take as arguments). What it sees
+/// (detail::rule_holds_active_leaf_v; C++20 has no reflection, so aggregates are probed by
+/// brace-initialization, core/detail/holds_active_leaf.hpp): every member and base of an
+/// aggregate rule (one without constructors or private members), and a real inside a member's
+/// nested aggregates, C arrays, std::array, std::tuple, std::pair, std::vector (anything with a
+/// value_type), std::optional, smart or plain pointer, or expression, at least five such levels
+/// down. A rule with constructors is seen only through them: one of one parameter that holds a
+/// real is rejected; its members, and constructors of several parameters, are not seen. Nor are
+/// the captures of a lambda member (grad_pass_through's function), members of a type that takes
+/// anything (std::any), or the members of an aggregate of more than 64 positions (a long C array
+/// member): a real kept there still loses its gradient without a word.
 /// Write value() and partials() with unqualified calls after `using std::sin;` etc. (or with
 /// etad's own functions), so that one rule serves numbers, expressions and, later, duals.
 template <class Rule>
@@ -101,6 +117,16 @@ constexpr bool check_rule_argument() {
   return true;
 }
 
+/// Named so that the compiler's note on the failing static_assert names the rule.
+template <class Rule>
+inline constexpr bool rule_holds_no_real = !rule_holds_active_leaf_v<Rule>;
+
+/// apply()'s checks of the rule alone, one value per rule: apply_is_valid is instantiated for
+/// every application (each rule with each list of argument types), and reads only this.
+template <class Rule>
+inline constexpr bool rule_checks_pass =
+    rule_holds_no_real<Rule> && !(is_product_v<Rule> && is_gated_v<Rule>);
+
 /// Whether P is tuple-like (std::array, std::tuple, std::pair): what partials() and gate() return.
 template <class P>
 inline constexpr bool is_tuple_like_v = requires { std::tuple_size<std::remove_cvref_t<P>>::value; };
@@ -153,7 +179,7 @@ template <class Rule, class... A>
 consteval bool apply_is_valid() {
   if constexpr (!all_v<rule_argument_is_operand<Rule, A>...>)
     return false;
-  else if constexpr (is_product_v<Rule> && is_gated_v<Rule>)
+  else if constexpr (!rule_checks_pass<Rule>)
     return false;
   else if constexpr (!all_v<valid_input_only_v<std::remove_cvref_t<as_expression_t<A>>>...>)
     return false;
@@ -208,6 +234,12 @@ constexpr auto apply(const Rule& rule, const A&... a) {
     // product tree (which would let a rule pass its own tests and fail in a later formula).
     static_assert(!(is_product_v<Rule> && is_gated_v<Rule>),
                   "etad: a product rule cannot be gated; drop `product` or `gated`");
+    static_assert(detail::rule_holds_no_real<Rule>,
+                  "etad: a rule holds a real (an etad::real member, or a constructor "
+                  "parameter), and only a rule's arguments are differentiated, so that real's "
+                  "gradient would be lost; pass the real to the rule as an argument (or hold "
+                  "r.value() if it is a constant), or use etad::custom_gradient for a function "
+                  "of reals it does not take as arguments");
     if constexpr (!detail::all_v<detail::rule_argument_is_operand<Rule, A>...>) {
       return detail::stand_in(a...);  // (as_expression_t of a non-operand does not exist)
     } else {
