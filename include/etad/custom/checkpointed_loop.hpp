@@ -111,9 +111,11 @@ struct checkpoint_entry {
     checkpoint_stats st{self.n, self.s, 0, optimum, 0, 1, false};
     std::optional<revolve_schedule> fresh;
     revolve_schedule* schedule;
-    if (self.resume) {
+    std::optional<revolve_schedule> resumed = std::move(self.resume);
+    self.resume.reset();
+    if (resumed) {
       // The first sweep: the recording ran the forward sweep and stored its states.
-      schedule = &*self.resume;
+      schedule = &*resumed;
       cur = self.last_state;
       st.continued = true;
       st.optimal_recomputations = optimum - (self.n - 1);

@@ -31,7 +31,7 @@ namespace detail {
 /// output (one output, or a tuple-like of them), or one std::span<const T> (a range of reals).
 template <class T, class Out, class G, class... Extra>
 constexpr bool gradient_invocable() {
-  if constexpr (real_range<Out>) {
+  if constexpr (output_range<Out>) {
     return std::is_invocable_v<G&, std::span<const T>, Extra...>;
   } else if constexpr (tuple_like_v<Out>) {
     return []<std::size_t... J>(std::index_sequence<J...>) {
@@ -45,7 +45,7 @@ constexpr bool gradient_invocable() {
 /// Calls g with the upstream gradients up[0 .. m) in Out's shape, then extra.
 template <class T, class Out, class G, class... Extra>
 decltype(auto) call_gradient(G& g, const T* up, std::size_t m, Extra&&... extra) {
-  if constexpr (real_range<Out>) {
+  if constexpr (output_range<Out>) {
     return std::invoke(g, std::span<const T>(up, m), std::forward<Extra>(extra)...);
   } else if constexpr (tuple_like_v<Out>) {
     return [&]<std::size_t... J>(std::index_sequence<J...>) -> decltype(auto) {
@@ -167,7 +167,7 @@ struct custom_entry {
 /// std::vector for a range).
 template <class T, class Out>
 using custom_result_t =
-    std::conditional_t<real_range<Out>, std::vector<real<T>>,
+    std::conditional_t<output_range<Out>, std::vector<real<T>>,
                        std::conditional_t<tuple_like_v<Out>,
                                           std::array<real<T>, static_output_count<Out>()>,
                                           real<T>>>;
@@ -179,7 +179,7 @@ custom_result_t<T, Out> make_outputs(const T* values, std::size_t m, index_t fir
     return first == 0 ? real<T>(values[j])
                       : recorded_real<T>(values[j], first + static_cast<index_t>(j), epoch);
   };
-  if constexpr (real_range<Out>) {
+  if constexpr (output_range<Out>) {
     std::vector<real<T>> r;
     r.reserve(m);
     for (std::size_t j = 0; j < m; ++j) r.push_back(at(j));
@@ -346,7 +346,10 @@ private:
 /// gradients and returns std::pair{argument gradients, variable gradients}; a grad that does not
 /// take them is an etad::error naming them. grad runs with this tape's recording paused; on a
 /// nested tape its work (on reals of the outer tape) is recorded there, so a second derivative
-/// through a custom gradient is what grad's own computation gives.
+/// through a custom gradient is what grad's own computation gives. Reals made inside f do not
+/// outlive the call (their statements are taken back and their indices handed out again: using
+/// one later is a wrong gradient, not yet caught), and grad must still be valid when the
+/// gradient is taken (a `[&]` capture of a local that is gone is undefined behaviour).
 template <class F>
 custom_gradient_fn<std::decay_t<F>> custom_gradient(F&& f) {
   return custom_gradient_fn<std::decay_t<F>>(std::forward<F>(f));

@@ -214,7 +214,9 @@ private:
 /// time it runs (it is called once when recorded and once per backward sweep), and read the same
 /// reals: one that it reads in the sweep but did not read when first called is an etad::error.
 /// With the same operations in the same order, the gradient is the one the tape would give with
-/// f's statements kept (bitwise, as long as both sweeps fuse multiply-adds alike).
+/// f's statements kept (bitwise, as long as both sweeps fuse multiply-adds alike). Reals made
+/// inside f do not outlive the call (see custom_gradient), and f must still be valid when the
+/// gradient is taken.
 template <class F>
 recompute_grad_fn<std::decay_t<F>> recompute_grad(F&& f) {
   return recompute_grad_fn<std::decay_t<F>>(std::forward<F>(f));

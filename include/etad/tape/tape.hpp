@@ -551,7 +551,15 @@ private:
                                                                   detail::index_t n) {
     T* adj = zeroed_adjoints(n);
     if (hi != 0) adj[hi] = T(1);
-    sweep_with_callbacks<false>(hi, lo);
+    try {
+      sweep_with_callbacks<false>(hi, lo);
+    } catch (...) {
+      // A callback threw (an etad::error on a wrong count, or the user's own): the call did not
+      // happen, so a non-persistent tape can still answer one (what it recorded meanwhile was
+      // taken back by the callback's guard).
+      if (!persistent_) used_ = false;
+      throw;
+    }
     adj = adjoints_.data();
     adj[0] = T(0);
     return adj;
@@ -867,10 +875,15 @@ void basic_tape<T>::sweep(std::span<const real<T>> targets, std::span<const real
   }
 
   if (!callbacks_.empty()) {
-    if (!stops && !reach)
-      sweep_with_callbacks<false>(hi, lo);
-    else
-      sweep_with_callbacks<true>(hi, lo);
+    try {
+      if (!stops && !reach)
+        sweep_with_callbacks<false>(hi, lo);
+      else
+        sweep_with_callbacks<true>(hi, lo);
+    } catch (...) {
+      if (!persistent_) used_ = false;  // (as in sweep_one_with_callbacks)
+      throw;
+    }
   } else if (!stops && !reach) {
     // The hot loop. A statement whose adjoint is exactly zero pushes nothing: it is not on a path
     // from the targets (or its contributions cancelled), and skipping it keeps an infinite
@@ -939,8 +952,8 @@ void basic_tape<T>::run_callback(const detail::callback_entry<T>& e) {
   for (std::size_t j = 0; j < m; ++j) {
     const detail::index_t o = e.first_output + static_cast<detail::index_t>(j);
     if constexpr (Flags) {
-      reached = reached || (flags_[o] & 2) != 0;
       if (flags_[o] & 1) continue;  // stopped: nothing flows back through it
+      reached = reached || (flags_[o] & 2) != 0;
     }
     upstream[j] = adj[o];
     any = any || !detail::constant_zero(upstream[j]);

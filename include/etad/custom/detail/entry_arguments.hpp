@@ -170,11 +170,16 @@ std::pair<T, index_t> value_and_index(const X& x) {
 template <class X>
 inline constexpr bool tuple_like_v = requires { std::tuple_size<X>::value; };
 
+/// Outputs given as a range of reals whose length is known at run time (a std::vector, a span);
+/// a std::array of reals is tuple-like: as many outputs as its size, known at compile time.
+template <class Out>
+concept output_range = real_range<Out> && !tuple_like_v<Out>;
+
 /// The outputs a forward function returned: one value (a real, an expression or a number), a
 /// tuple-like of those (std::array, std::tuple, std::pair: as many outputs, known at compile
 /// time), or a contiguous range of reals (as many as it holds, known at run time).
 template <class Out>
-inline constexpr bool outputs_known_v = !real_range<Out>;
+inline constexpr bool outputs_known_v = !output_range<Out>;
 template <class Out>
 constexpr std::size_t static_output_count() {
   if constexpr (tuple_like_v<Out>)
@@ -186,7 +191,7 @@ constexpr std::size_t static_output_count() {
 /// Visits the outputs in order: f(output).
 template <class Out, class F>
 void for_each_output(const Out& out, F&& f) {
-  if constexpr (real_range<Out>) {
+  if constexpr (output_range<Out>) {
     for (const auto& r : out) f(r);
   } else if constexpr (tuple_like_v<Out>) {
     std::apply([&](const auto&... o) { (f(o), ...); }, out);

@@ -499,6 +499,14 @@ public:
   /// the blocks are kept.
   void truncate(const mark& m) noexcept {
     sync();
+    // (fix under test) empty the blocks the taken-back recording moved into
+    {
+      const std::size_t keep = m.has_block ? m.current : 0;
+      for (std::size_t i = keep + 1; i <= current_ && i < blocks_.size(); ++i) {
+        blocks_[i].partials = blocks_[i].statements = 0;
+        blocks_[i].has_ranges = false;
+      }
+    }
     if (m.has_block) {
       current_ = m.current;
       cur_ = &blocks_[current_];
