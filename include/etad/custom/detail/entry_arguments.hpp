@@ -179,8 +179,6 @@ concept output_range = real_range<Out> && !tuple_like_v<Out>;
 /// tuple-like of those (std::array, std::tuple, std::pair: as many outputs, known at compile
 /// time), or a contiguous range of reals (as many as it holds, known at run time).
 template <class Out>
-inline constexpr bool outputs_known_v = !output_range<Out>;
-template <class Out>
 constexpr std::size_t static_output_count() {
   if constexpr (tuple_like_v<Out>)
     return std::tuple_size_v<Out>;
