@@ -160,7 +160,7 @@ struct checkpoint_entry {
   static void reverse_step(checkpoint_entry& self, basic_tape<T>& t, std::size_t i,
                            const std::array<T, K>& cur, std::array<T, K>& lambda) {
     recording_on<T> recording(t);
-    truncate_guard<T> guard(t);
+    recording_pass<T> pass(t);
     std::array<real<T>, K> x;
     for (std::size_t j = 0; j < K; ++j) x[j] = i == 0 ? self.initial[j] : t.variable(cur[j]);
     self.outs.clear();
@@ -171,7 +171,7 @@ struct checkpoint_entry {
     self.passed.clear();
     for (const auto& o : self.outs) self.passed.push_back(o.index());
     self.reads.clear();
-    collect_reads(t, guard.mark(), self.passed, self.reads);
+    collect_reads(t, pass.mark(), self.passed, self.reads);
     self.unknown.clear();
     for (index_t r : self.reads)
       if (!std::binary_search(self.known.begin(), self.known.end(), r)) self.unknown.push_back(r);
@@ -179,7 +179,7 @@ struct checkpoint_entry {
       throw error("etad: checkpointed_loop's step read " + index_list(self.unknown) +
                   " of the tape in the backward sweep, which it did not read in its first step "
                   "(a captured real rebound since?); it must read the same reals each time");
-    callback_access<T>::sweep_since(t, guard.mark(), self.outs.data(), lambda.data(), K);
+    callback_access<T>::sweep_since(t, pass.mark(), self.outs.data(), lambda.data(), K);
     if (i != 0)
       for (std::size_t j = 0; j < K; ++j) lambda[j] = callback_access<T>::adjoint(t, x[j].index());
   }
@@ -204,14 +204,14 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
     for (std::size_t j = 0; j < K; ++j) result[j] = real<T>(cur[j]);
     return result;
   }
-  for (const auto& r : init) check_epoch(r, callback_access<T>::epoch(*t), "checkpointed_loop");
+  for (const auto& r : init) check_epoch(r, *t, "checkpointed_loop");
   if (n == 0) return init;
   // Step 0 recorded, to find the reals the step reads besides the state, then taken back.
   std::vector<index_t> inputs;
   for (const auto& r : init) inputs.push_back(r.index());
   std::vector<index_t> variables;
   {
-    truncate_guard<T> guard(*t);
+    recording_pass<T> pass(*t);
     std::vector<real<T>> outs;
     outputs_as_reals<T>(std::apply(step, init), outs);
     if (outs.size() != K)
@@ -219,7 +219,7 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
                   " for a state of " + count_of(K, "real"));
     std::vector<index_t> passed;
     for (const auto& o : outs) passed.push_back(o.index());
-    variables = captured_of(reads_since(*t, guard.mark(), passed), inputs);
+    variables = captured_of(reads_since(*t, pass.mark(), passed), inputs);
   }
   // The rest on values, along the schedule's forward sweep: its states are stored as it goes,
   // and the first backward sweep continues from its first reverse (of step n - 1).

@@ -129,10 +129,12 @@ struct custom_entry {
     if constexpr (takes_variables) {
       const std::size_t k = e.input_count - self.variables;
       const index_t* in = callback_access<T>::inputs(t, e) + k;
-      const std::uint32_t epoch = callback_access<T>::epoch(t);
       std::vector<captured<T>> vars;
       vars.reserve(self.variables);
-      for (std::size_t j = 0; j < self.variables; ++j) vars.emplace_back(in[j], epoch);
+      // (Each with the epoch it was recorded in: inside a recomputation, a captured real may be
+      // one of the recording around it.)
+      for (std::size_t j = 0; j < self.variables; ++j)
+        vars.emplace_back(in[j], callback_access<T>::epoch_at(t, in[j]));
       decltype(auto) r = call_gradient<T, Out>(self.grad, up, self.outputs,
                                                std::span<const captured<T>>(vars));
       using R = std::remove_cvref_t<decltype(r)>;
@@ -274,8 +276,8 @@ private:
     if (t == nullptr) return values_only<T, Out>(args...);
     using entry = detail::custom_entry<T, Out, G, A...>;
     const std::uint32_t epoch = detail::callback_access<T>::epoch(*t);
-    (detail::check_epoch(args, epoch, "custom_gradient"), ...);
-    detail::truncate_guard<T> guard(*t);  // (also when f or a check below throws)
+    (detail::check_epoch(args, *t, "custom_gradient"), ...);
+    detail::recording_pass<T> pass(*t);  // (also when f or a check below throws)
     auto r = f_(args...);  // recorded; what it records is taken back below
     // The scratch is this thread's, reused: a custom gradient called inside f is done with it.
     detail::entry_scratch<T>& s = detail::scratch_for<T>();
@@ -291,7 +293,7 @@ private:
     s.inputs.clear();
     (detail::append_indices(s.inputs, args), ...);
     s.reads.clear();
-    detail::collect_reads(*t, guard.mark(), s.passed, s.reads);
+    detail::collect_reads(*t, pass.mark(), s.passed, s.reads);
     detail::variables_of(s.reads, s.inputs, s.variables);
     if (!entry::takes_variables && !s.variables.empty())
       throw error("etad: custom_gradient's function read " +
@@ -301,7 +303,7 @@ private:
                   "); its gradient function must answer for them: take `variables` (a "
                   "std::span<const etad::captured<T>>) after the upstream gradients and return "
                   "std::pair{argument gradients, variable gradients}, or pass them as arguments");
-    guard.now();  // the forward pass's statements are not kept
+    pass.end();  // the forward pass's statements are not kept
     bool any = !s.variables.empty();
     for (detail::index_t i : s.inputs) any = any || i != 0;
     if (!any) return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);

@@ -84,7 +84,7 @@ struct recompute_entry {
     scratch& self = self_scratch;
     const F& f = f_and_args.f;
     recording_on<T> recording(t);
-    truncate_guard<T> guard(t);  // (also when f or a check throws)
+    recording_pass<T> pass(t);  // (also when f or a check throws)
     self.outs.clear();
     outputs_as_reals<T>(std::apply(f, f_and_args.args), self.outs);
     if (self.outs.size() != f_and_args.outputs)
@@ -98,7 +98,7 @@ struct recompute_entry {
     // reals): a captured real that was rebound since (a newer real under the same name) would
     // take this entry's gradient, which belongs to the real it read then.
     self.reads.clear();
-    collect_reads(t, guard.mark(), self.passed, self.reads);
+    collect_reads(t, pass.mark(), self.passed, self.reads);
     const index_t* known = callback_access<T>::inputs(t, e);
     self.unknown.clear();
     for (index_t r : self.reads)
@@ -113,7 +113,7 @@ struct recompute_entry {
                   "when first called (a captured real rebound since?); it must read the same "
                   "reals each time");
     }
-    callback_access<T>::sweep_since(t, guard.mark(), self.outs.data(), up, self.outs.size());
+    callback_access<T>::sweep_since(t, pass.mark(), self.outs.data(), up, self.outs.size());
   }
 };
 
@@ -169,8 +169,8 @@ private:
       return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
     }
     const std::uint32_t epoch = detail::callback_access<T>::epoch(*t);
-    (detail::check_epoch(args, epoch, "recompute_grad"), ...);
-    detail::truncate_guard<T> guard(*t);
+    (detail::check_epoch(args, *t, "recompute_grad"), ...);
+    detail::recording_pass<T> pass(*t);
     const Out out = f_(args...);  // recorded, to find what f reads; taken back below
     // The scratch is this thread's, reused: a function called inside f is done with it.
     detail::entry_scratch<T>& s = detail::scratch_for<T>();
@@ -186,9 +186,9 @@ private:
     s.inputs.clear();
     (detail::append_indices(s.inputs, args), ...);
     s.reads.clear();
-    detail::collect_reads(*t, guard.mark(), s.passed, s.reads);
+    detail::collect_reads(*t, pass.mark(), s.passed, s.reads);
     detail::variables_of(s.reads, s.inputs, s.variables);
-    guard.now();  // f's statements are not kept: the backward sweep records them again
+    pass.end();  // f's statements are not kept: the backward sweep records them again
     bool any = !s.variables.empty();
     for (detail::index_t i : s.inputs) any = any || i != 0;
     if (!any) return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);

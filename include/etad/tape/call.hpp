@@ -63,7 +63,9 @@ ETAD_ALWAYS_INLINE std::uint32_t call_epoch(const A& a) {
 }
 [[noreturn, gnu::noinline, gnu::cold]] inline void call_foreign_real() {
   throw error("etad: call() was given a real recorded on another tape or before reset(); reals "
-              "are valid only on the tape, and in the epoch, that made them");
+              "are valid only on the tape, and in the epoch, that made them (a real made inside "
+              "a custom_gradient, recompute_grad or checkpointed_loop function is valid only "
+              "inside it)");
 }
 
 /// The statement of call(f, args...) (J: 0 .. k - 1). Listed inputs: the real arguments that f
@@ -93,8 +95,7 @@ ETAD_ALWAYS_INLINE real<T> call_statement(F& f, std::index_sequence<J...>, const
   }
 #if ETAD_CHECKED
   // As for scalar statements: a real of another tape or epoch, caught in checked builds.
-  const std::uint32_t epoch = t->epoch();
-  if (((call_epoch(args) != 0 && call_epoch(args) != epoch) || ...)) call_foreign_real();
+  if (((call_epoch(args) != 0 && !t->accepts(call_epoch(args))) || ...)) call_foreign_real();
 #endif
   const std::array<T, k> g = prog.backward_one();
   index_t defined;

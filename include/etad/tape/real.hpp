@@ -299,9 +299,11 @@ ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>
   basic_tape<T>* t = basic_tape<T>::recording();
 #if ETAD_CHECKED
   auto check = [&](const auto& leaf, const S&) {
-    if (t != nullptr && leaf.epoch() != 0 && leaf.epoch() != t->epoch())
+    if (t != nullptr && leaf.epoch() != 0 && !t->accepts(leaf.epoch()))
       throw error("etad: an expression uses a real recorded on another tape or before "
-                  "reset(); reals are valid only on the tape, and in the epoch, that made them");
+                  "reset(); reals are valid only on the tape, and in the epoch, that made them "
+                  "(a real made inside a custom_gradient, recompute_grad or checkpointed_loop "
+                  "function is valid only inside it)");
   };
   for_each_active_leaf<false>(e, fr, check);
 #else

@@ -47,7 +47,9 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
 /// build: see scan_range and scan_scattered).
 [[noreturn]] inline void foreign_real_in_reduction() {
   throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
-              "reals are valid only on the tape, and in the epoch, that made them");
+              "reals are valid only on the tape, and in the epoch, that made them (a real made "
+              "inside a custom_gradient, recompute_grad or checkpointed_loop function is valid "
+              "only inside it)");
 }
 
 // g++ 12 warns -Warray-bounds about the 4-lane loops below for ranges whose allocation it can
@@ -122,7 +124,9 @@ ETAD_ALWAYS_INLINE range_info scan_scattered(std::span<const real<T>> x,
     foreign |= std::min(k ^ epoch, k);
   }
   const bool paused = paused_recording<T> != 0;
-  if (foreign != 0 && t != nullptr && !paused) foreign_real_in_reduction();
+  // (foreign: some real is not of the tape's epoch; inside a pass it may be of a recording
+  // around it, which accepts_all() looks up.)
+  if (foreign != 0 && t != nullptr && !paused && !t->accepts_all(x)) foreign_real_in_reduction();
   if (lowest == 0)
     for (const real<T>& e : x) r.constants += e.epoch() == 0;
   r.any = r.constants != x.size() && !paused;
@@ -353,7 +357,7 @@ index_t unrange_statement(basic_tape<T>* t, std::span<const real<T>> x,
   bool foreign = false;
   for (const real<T>& e : x) {
     constants += e.epoch() == 0;
-    foreign |= e.epoch() != 0 && e.epoch() != t->epoch();
+    foreign |= e.epoch() != 0 && !t->accepts(e.epoch());
   }
   if (foreign) {
     t->discard_last_statement();  // the error leaves the tape as it was
@@ -501,7 +505,7 @@ ETAD_ALWAYS_INLINE block_access<T> access_block(const variable_block<T>& b) {
   if (paused_recording<T> != 0) return {nullptr, v};
   basic_tape<T>* t = basic_tape<T>::current();
   if (t == nullptr) no_tape_for_reduction<T>();
-  if (b.epoch() != t->epoch()) [[unlikely]]
+  if (b.epoch() != t->epoch() && !t->accepts(b.epoch())) [[unlikely]]
     foreign_block_in_reduction();
   return {t, v};
 }

@@ -207,6 +207,7 @@ public:
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
   void reset() {
+    if (!enclosing_.empty()) [[unlikely]] reset_in_pass();
     if (!callbacks_.empty()) callbacks_.clear();  // (destroys their objects, newest first)
     peak_ = 0;                                    // (a new recording: its own peak)
     store_.clear();
@@ -325,6 +326,20 @@ public:
     store_.unrange_last(s);
   }
   std::uint32_t epoch() const noexcept { return epoch_; }
+  /// True when a real of epoch e (not 0: a constant) may be used on this tape now: e is the
+  /// tape's epoch or, while a custom_gradient's forward pass or a recomputation records (each in
+  /// an epoch of its own, so that the reals it makes are caught if they are used after it has
+  /// been taken back), the epoch of a recording around it.
+  ETAD_ALWAYS_INLINE bool accepts(std::uint32_t e) const noexcept {
+    return e == epoch_ || (!enclosing_.empty() && accepts_enclosing(e));
+  }
+  /// accepts() for every real of x that is not a constant (off the hot paths: for a range that
+  /// failed the one-epoch test).
+  [[gnu::noinline]] bool accepts_all(std::span<const real<T>> x) const noexcept {
+    for (const real<T>& r : x)
+      if (r.epoch() != 0 && !accepts(r.epoch())) return false;
+    return true;
+  }
 
 private:
   static basic_tape*& active() noexcept { return active_; }
@@ -392,9 +407,41 @@ private:
     detail::push_plain(adj, i, p, in, m, ranged);
   }
 
-  // Throws unless r is a constant or a real of this tape's current epoch.
+  // Throws unless r is a constant or a real of this tape's current epoch (or of a recording
+  // around the pass in progress: accepts()).
   ETAD_ALWAYS_INLINE void check(const real<T>& r, const char* what) const {
-    if (r.epoch() != 0 && r.epoch() != epoch_) [[unlikely]] foreign(what);
+    if (r.epoch() != 0 && !accepts(r.epoch())) [[unlikely]] foreign(what);
+  }
+  [[gnu::noinline]] bool accepts_enclosing(std::uint32_t e) const noexcept {
+    for (const auto& p : enclosing_)
+      if (p.epoch == e) return true;
+    return false;
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void reset_in_pass() {
+    throw error("etad: reset() was called inside a custom_gradient, recompute_grad or "
+                "checkpointed_loop function while it recorded; reset the tape after the call");
+  }
+  // A pass (see detail::callback_access::begin_pass): the recording from here on gets a new
+  // epoch; end_pass() takes it back and returns to the epoch before.
+  mark begin_pass() {
+    enclosing_.push_back({epoch_, store_.size()});  // (first: should it throw, nothing changed)
+    epoch_ = detail::new_epoch();
+    return where();
+  }
+  void end_pass(const mark& m) noexcept {
+    truncate(m);
+    epoch_ = enclosing_.back().epoch;
+    enclosing_.pop_back();
+  }
+  // The epoch in which index i was recorded (i recorded before the pass in progress, if any):
+  // the current one, or that of the recording around a pass begun after i.
+  std::uint32_t epoch_at(detail::index_t i) const noexcept {
+    std::uint32_t e = epoch_;
+    for (std::size_t k = enclosing_.size(); k-- > 0;) {
+      if (i >= enclosing_[k].first) return e;
+      e = enclosing_[k].epoch;
+    }
+    return e;
   }
   [[noreturn, gnu::noinline, gnu::cold]] static void foreign(const char* what);
   [[noreturn, gnu::noinline, gnu::cold]] static void foreign_block() {
@@ -584,6 +631,14 @@ private:
   std::vector<T> adjoints_;
   std::vector<unsigned char> flags_;
   std::uint32_t epoch_;
+  // The recordings around the passes in progress, innermost last: the epoch each had, and the
+  // first index the pass it encloses recorded. Empty but inside a custom_gradient's forward pass
+  // or a recomputation.
+  struct enclosing_pass {
+    std::uint32_t epoch;
+    detail::index_t first;
+  };
+  std::vector<enclosing_pass> enclosing_;
   basic_tape* previous_;
   const void* thread_;  // detail::this_thread_mark() of the thread that made the tape
   // Statements 1..leading_ are variables (no partials): the sweep never needs to visit them.
@@ -678,7 +733,7 @@ public:
   /// Throws etad::error unless the block's tape is in the epoch that made the block (not reset
   /// since): its values are then still the block's. Nothing to check for an empty block.
   void check() const {
-    if (tape_ != nullptr && tape_->epoch() != epoch_) [[unlikely]]
+    if (tape_ != nullptr && tape_->epoch() != epoch_ && !tape_->accepts(epoch_)) [[unlikely]]
       stale();
   }
 
@@ -689,7 +744,9 @@ private:
       : values_(values), first_(first), epoch_(epoch), size_(n), tape_(tape) {}
   [[noreturn, gnu::noinline, gnu::cold]] static void stale() {
     throw error("etad: a variable block was used after its tape's reset(); its values are "
-                "gone, so make a new block after each reset()");
+                "gone, so make a new block after each reset() (a block made inside a "
+                "custom_gradient, recompute_grad or checkpointed_loop function is gone when that "
+                "call returns)");
   }
 
   const T* values_ = nullptr;
@@ -740,7 +797,7 @@ void basic_tape<T>::gradient(const real<T>& target, const etad::variable_block<T
   }
   claim_gradient();
   check(target, "a target");
-  if (m != 0 && sources.epoch() != epoch_) [[unlikely]]
+  if (m != 0 && sources.epoch() != epoch_ && !accepts(sources.epoch())) [[unlikely]]
     foreign_block();
   used_ = true;
   const detail::index_t n = store_.size();
@@ -755,7 +812,9 @@ template <class T>
 void basic_tape<T>::foreign(const char* what) {
   throw error(std::string("etad: ") + what +
               " is a real recorded on another tape or before this tape's reset(); take "
-              "gradients on the tape that recorded it, before resetting it");
+              "gradients on the tape that recorded it, before resetting it (a real made inside a "
+              "custom_gradient, recompute_grad or checkpointed_loop function is valid only "
+              "inside it)");
 }
 
 template <class T>
@@ -1003,8 +1062,16 @@ namespace detail {
 template <class T>
 struct callback_access {
   using mark = typename basic_tape<T>::mark;
-  static mark where(const basic_tape<T>& t) noexcept { return t.where(); }
-  static void truncate(basic_tape<T>& t, const mark& m) noexcept { t.truncate(m); }
+  /// Begins a pass (a forward pass or a recomputation, recorded and then taken back): what is
+  /// recorded from here on gets an epoch of its own, in which the reals recorded before remain
+  /// valid, so that a real made in the pass and used after end_pass() is caught as a stale one.
+  static mark begin_pass(basic_tape<T>& t) { return t.begin_pass(); }
+  /// Takes back what was recorded since begin_pass() returned m, and ends the pass.
+  static void end_pass(basic_tape<T>& t, const mark& m) noexcept { t.end_pass(m); }
+  /// The epoch in which index i was recorded (see begin_pass).
+  static std::uint32_t epoch_at(const basic_tape<T>& t, index_t i) noexcept {
+    return t.epoch_at(i);
+  }
   /// Calls f(i) for each input index i of what was recorded since m (statements and entries).
   template <class F>
   static void for_each_input_since(const basic_tape<T>& t, const mark& m, F&& f) {

@@ -103,14 +103,16 @@ void append_indices(std::vector<index_t>& out, const A& a) {
     out.push_back(0);
   }
 }
-/// Throws unless every real in a is a constant or of the epoch given.
-template <class A>
-void check_epoch(const A& a, std::uint32_t epoch, const char* who) {
+/// Throws unless every real in a is a constant or a real tape t accepts (basic_tape::accepts).
+template <class T, class A>
+void check_epoch(const A& a, const basic_tape<T>& t, const char* who) {
   auto one = [&](std::uint32_t e) {
-    if (e != 0 && e != epoch)
+    if (e != 0 && !t.accepts(e))
       throw error(std::string("etad: ") + who +
                   " was given a real recorded on another tape or before reset(); reals are "
-                  "valid only on the tape, and in the epoch, that made them");
+                  "valid only on the tape, and in the epoch, that made them (a real made inside "
+                  "a custom_gradient, recompute_grad or checkpointed_loop function is valid only "
+                  "inside it)");
   };
   if constexpr (real_range<A>) {
     for (const auto& r : a) one(r.epoch());
@@ -271,22 +273,23 @@ inline std::string index_list(const std::vector<index_t>& v) {
   return s;
 }
 
-/// Takes the recording back to a mark when it leaves scope, unless released (what a forward pass
-/// recorded, also when it throws).
+/// A pass on tape t while it lives: a forward pass or a recomputation, recorded in an epoch of
+/// its own (callback_access::begin_pass) and taken back when it leaves scope or at end() (also
+/// when it throws). A real or block made in the pass and used after it is then an error, as one
+/// from before reset() is, not a handle on whatever the tape records next at its index.
 template <class T>
-class truncate_guard {
+class recording_pass {
 public:
-  truncate_guard(basic_tape<T>& t, const typename callback_access<T>::mark& m) : t_(&t), m_(m) {}
-  /// From the tape's recording as it is now.
-  explicit truncate_guard(basic_tape<T>& t) : t_(&t), m_(callback_access<T>::where(t)) {}
-  const typename callback_access<T>::mark& mark() const noexcept { return m_; }
-  truncate_guard(const truncate_guard&) = delete;
-  truncate_guard& operator=(const truncate_guard&) = delete;
-  ~truncate_guard() {
-    if (t_ != nullptr) callback_access<T>::truncate(*t_, m_);
+  explicit recording_pass(basic_tape<T>& t) : t_(&t), m_(callback_access<T>::begin_pass(t)) {}
+  recording_pass(const recording_pass&) = delete;
+  recording_pass& operator=(const recording_pass&) = delete;
+  ~recording_pass() {
+    if (t_ != nullptr) callback_access<T>::end_pass(*t_, m_);
   }
-  void now() {
-    callback_access<T>::truncate(*t_, m_);
+  /// Where the pass began.
+  const typename callback_access<T>::mark& mark() const noexcept { return m_; }
+  void end() noexcept {
+    callback_access<T>::end_pass(*t_, m_);
     t_ = nullptr;
   }
 
