@@ -69,17 +69,19 @@ void step_values(const Out& out, T* to) {
   }
 }
 
-/// One step on values only (recording paused): with numbers where the step takes them, else
-/// with constant reals.
+/// `count` steps on values only (recording paused, once for all of them): with numbers where
+/// the step takes them, else with constant reals.
 template <class T, std::size_t K, class F>
-void advance_values(const F& step, T* state) {
+void advance_values(const F& step, T* state, std::size_t count = 1) {
   stop_recording<T> pause;
-  [&]<std::size_t... J>(std::index_sequence<J...>) {
-    if constexpr (std::is_invocable_v<const F&, decltype(void(J), std::declval<T>())...>)
-      step_values<T, K>(step(state[J]...), state);
-    else
-      step_values<T, K>(step(real<T>(state[J])...), state);
-  }(std::make_index_sequence<K>{});
+  for (std::size_t i = 0; i < count; ++i) {
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      if constexpr (std::is_invocable_v<const F&, decltype(void(J), std::declval<T>())...>)
+        step_values<T, K>(step(state[J]...), state);
+      else
+        step_values<T, K>(step(real<T>(state[J])...), state);
+    }(std::make_index_sequence<K>{});
+  }
 }
 
 template <class T, std::size_t K, class F>
@@ -102,6 +104,9 @@ struct checkpoint_entry {
   static void run(void* object, basic_tape<T>& t, const callback_entry<T>& e, const T* up,
                   T* /*grads: the taped step 0 adds to the inputs' adjoints itself*/) {
     checkpoint_entry& self = *static_cast<checkpoint_entry*>(object);
+    // The taped steps record on t whatever the thread's state (once for the whole sweep; the
+    // steps on values pause it again).
+    recording_on<T> recording(t);
     self.known.assign(callback_access<T>::inputs(t, e),
                       callback_access<T>::inputs(t, e) + e.input_count);
     std::sort(self.known.begin(), self.known.end());
@@ -131,7 +136,7 @@ struct checkpoint_entry {
       if (a.kind == revolve_kind::done) break;
       switch (a.kind) {
         case revolve_kind::advance:
-          for (std::size_t i = a.from; i < a.to; ++i) advance_values<T, K>(self.step, cur.data());
+          advance_values<T, K>(self.step, cur.data(), a.to - a.from);
           st.recomputed_steps += a.to - a.from;
           break;
         case revolve_kind::store:
@@ -153,14 +158,30 @@ struct checkpoint_entry {
     if (self.stats != nullptr) *self.stats = st;
   }
 
+  [[noreturn, gnu::noinline, gnu::cold]] static void unknown_reads(
+      checkpoint_entry& self, const basic_tape<T>& t,
+      const typename callback_access<T>::mark& m) {
+    self.passed.clear();
+    for (const auto& o : self.outs) self.passed.push_back(o.index());
+    self.reads.clear();
+    collect_reads(t, m, self.passed, self.reads);
+    self.unknown.clear();
+    for (index_t r : self.reads)
+      if (!std::binary_search(self.known.begin(), self.known.end(), r)) self.unknown.push_back(r);
+    std::sort(self.unknown.begin(), self.unknown.end());
+    self.unknown.erase(std::unique(self.unknown.begin(), self.unknown.end()), self.unknown.end());
+    throw error("etad: checkpointed_loop's step read " + index_list(self.unknown) +
+                " of the tape in the backward sweep, which it did not read in its first step "
+                "(a captured real rebound since?); it must read the same reals each time");
+  }
+
   // Tapes step i from the state `cur` (x_i) past the tape's end, sweeps it with lambda (the
   // adjoint of x_{i+1}) and leaves the adjoint of x_i in lambda; step 0 starts from the loop's
   // own initial reals, so that its sweep adds to their adjoints (and to the captured reals')
   // directly.
   static void reverse_step(checkpoint_entry& self, basic_tape<T>& t, std::size_t i,
                            const std::array<T, K>& cur, std::array<T, K>& lambda) {
-    recording_on<T> recording(t);
-    recording_pass<T> pass(t);
+    recording_pass<T> pass(t);  // (run() made t record)
     std::array<real<T>, K> x;
     for (std::size_t j = 0; j < K; ++j) x[j] = i == 0 ? self.initial[j] : t.variable(cur[j]);
     self.outs.clear();
@@ -168,17 +189,19 @@ struct checkpoint_entry {
     if (self.outs.size() != K)
       throw error("etad: checkpointed_loop's step returned " +
                   count_of(self.outs.size(), "value") + " for a state of " + count_of(K, "real"));
-    self.passed.clear();
-    for (const auto& o : self.outs) self.passed.push_back(o.index());
-    self.reads.clear();
-    collect_reads(t, pass.mark(), self.passed, self.reads);
-    self.unknown.clear();
-    for (index_t r : self.reads)
-      if (!std::binary_search(self.known.begin(), self.known.end(), r)) self.unknown.push_back(r);
-    if (!self.unknown.empty())
-      throw error("etad: checkpointed_loop's step read " + index_list(self.unknown) +
-                  " of the tape in the backward sweep, which it did not read in its first step "
-                  "(a captured real rebound since?); it must read the same reals each time");
+    // What the step reads below the pass must be what its first step read (the entry's
+    // inputs): a captured real rebound since would take a gradient that belongs to the real it
+    // read then. A test per input as they are visited; the list only for the error.
+    const index_t below = pass.mark().store.next;
+    bool unknown = false;
+    auto test = [&](index_t r) {
+      unknown |= r != 0 && r < below &&
+                 !std::binary_search(self.known.begin(), self.known.end(), r);
+    };
+    callback_access<T>::for_each_input_since(t, pass.mark(), test);
+    for (const auto& o : self.outs) test(o.index());
+    if (unknown) [[unlikely]]
+      unknown_reads(self, t, pass.mark());
     callback_access<T>::sweep_since(t, pass.mark(), self.outs.data(), lambda.data(), K);
     if (i != 0)
       for (std::size_t j = 0; j < K; ++j) lambda[j] = callback_access<T>::adjoint(t, x[j].index());
@@ -200,7 +223,7 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
   std::array<real<T>, K> result;
   if (t == nullptr) {
     if (any && paused_recording<T> == 0) entry_without_tape("checkpointed_loop");
-    for (std::size_t i = 0; i < n; ++i) advance_values<T, K>(step, cur.data());
+    advance_values<T, K>(step, cur.data(), n);
     for (std::size_t j = 0; j < K; ++j) result[j] = real<T>(cur[j]);
     return result;
   }
@@ -217,9 +240,10 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
     if (outs.size() != K)
       throw error("etad: checkpointed_loop's step returned " + count_of(outs.size(), "value") +
                   " for a state of " + count_of(K, "real"));
-    std::vector<index_t> passed;
+    std::vector<index_t> passed, reads;
     for (const auto& o : outs) passed.push_back(o.index());
-    variables = captured_of(reads_since(*t, pass.mark(), passed), inputs);
+    collect_reads(*t, pass.mark(), passed, reads);
+    variables_of(reads, inputs, variables);
   }
   // The rest on values, along the schedule's forward sweep: its states are stored as it goes,
   // and the first backward sweep continues from its first reverse (of step n - 1).
@@ -229,7 +253,7 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
   revolve_schedule schedule(n, options.snapshots);
   for (revolve_action a = schedule.next(); a.kind != revolve_kind::reverse; a = schedule.next()) {
     if (a.kind == revolve_kind::advance)
-      for (std::size_t i = a.from; i < a.to; ++i) advance_values<T, K>(step, cur.data());
+      advance_values<T, K>(step, cur.data(), a.to - a.from);
     else if (a.kind == revolve_kind::store)
       std::copy(cur.begin(), cur.end(), snaps.begin() + std::ptrdiff_t(a.slot * K));
   }

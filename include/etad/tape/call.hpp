@@ -78,21 +78,34 @@ ETAD_ALWAYS_INLINE std::uint32_t call_epoch(const A& a) {
 // partials() runs there too. Values only on that path, the version tried first, changed g++'s
 // code for the loop of call()s in chain/10 (it split the loop in two and no longer merged
 // sin(t) with its partial cos(t) into one sincos): 6.5 % more instructions, 8 % more time.
+// Where nothing is recorded for want of a tape (none, or recording paused) the value alone, out
+// of line: a
+// loop that runs a call() with recording paused (a checkpointed loop's steps on values) skips
+// the partials its rules compute with their values (sincos for sin), and the recording path's
+// code is what it was (chain/10: the same instruction count, tools/call_sites.sh).
+template <class T, class F, class... A>
+[[gnu::noinline]] real<T> call_unrecorded(F& f, const A&... args) {
+  constexpr std::size_t k = sizeof...(A);
+  if (((call_index(args) != 0) || ...)) {
+    if (paused_recording<T> == 0) call_without_tape();
+  }
+  auto prog = make_program<T, k>(f);
+  return real<T>(prog.template forward<false>({call_value<T>(args)...})[0]);
+}
+
 template <class T, class F, class... A, std::size_t... J>
 ETAD_ALWAYS_INLINE real<T> call_statement(F& f, std::index_sequence<J...>, const A&... args) {
   constexpr std::size_t k = sizeof...(A);
   using P = decltype(make_program<T, k>(f));
   constexpr bool listed[k] = {(is_real_v<A> && P::template reaches_input<J>)...};
   constexpr std::size_t listed_count = (std::size_t(listed[J]) + ...);
+  basic_tape<T>* t = basic_tape<T>::recording();
+  if (t == nullptr) [[unlikely]]
+    return call_unrecorded<T>(f, args...);
   auto prog = make_program<T, k>(f);
   const T v = prog.forward({call_value<T>(args)...})[0];
   const index_t in[k] = {call_index(args)...};
   if ((in[J] | ...) == 0) return real<T>(v);  // constants in, a constant out
-  basic_tape<T>* t = basic_tape<T>::recording();
-  if (t == nullptr) [[unlikely]] {
-    if (paused_recording<T> != 0) return real<T>(v);
-    call_without_tape();
-  }
 #if ETAD_CHECKED
   // As for scalar statements: a real of another tape or epoch, caught in checked builds.
   if (((call_epoch(args) != 0 && !t->accepts(call_epoch(args))) || ...)) call_foreign_real();

@@ -499,7 +499,8 @@ public:
   /// the blocks are kept.
   void truncate(const mark& m) noexcept {
     sync();
-    // (fix under test) empty the blocks the taken-back recording moved into
+    // Empty the blocks the taken-back recording moved into (a later statement too large for the
+    // current block would skip them, and the sweep would read their stale statements).
     {
       const std::size_t keep = m.has_block ? m.current : 0;
       for (std::size_t i = keep + 1; i <= current_ && i < blocks_.size(); ++i) {
