@@ -209,6 +209,73 @@ entry_scratch<T>& scratch_for() {
   return s;
 }
 
+/// The forward pass of custom_gradient and recompute_grad (`who`, for errors) on tape t: checks
+/// the arguments' reals, runs f(args...) in a recording_pass, and fills s from what it recorded:
+/// the values (s.values) and indices (s.passed) of the outputs that outputs_of(result) names,
+/// the arguments' indices (s.inputs), and the captured variables (s.variables: reals recorded
+/// before the pass that f read, arguments excluded, sorted). The pass is taken back before f's
+/// result is returned (its reals are then stale: only s's values are used).
+template <class T, class F, class OutputsOf, class... A>
+auto entry_forward_pass(basic_tape<T>& t, entry_scratch<T>& s, const char* who, const F& f,
+                        OutputsOf outputs_of, const A&... args) {
+  (check_epoch(args, t, who), ...);
+  recording_pass<T> pass(t);  // (also when f throws)
+  auto r = f(args...);
+  // s is this thread's scratch: a custom gradient called inside f is done with it by now.
+  s.values.clear();
+  s.passed.clear();
+  for_each_output(outputs_of(r), [&](const auto& o) {
+    const auto [v, i] = value_and_index<T>(o);
+    s.values.push_back(v);
+    s.passed.push_back(i);
+  });
+  s.inputs.clear();
+  (append_indices(s.inputs, args), ...);
+  s.reads.clear();
+  collect_reads(t, pass.mark(), s.passed, s.reads);
+  variables_of(s.reads, s.inputs, s.variables);
+  return r;
+}
+
+/// Whether an entry would have anything to answer for: an argument or a captured variable on
+/// the tape (else the call's outputs are constants, and no entry is recorded).
+template <class T>
+bool entry_has_inputs(const entry_scratch<T>& s) {
+  if (!s.variables.empty()) return true;
+  for (index_t i : s.inputs)
+    if (i != 0) return true;
+  return false;
+}
+
+/// The call of custom_gradient or recompute_grad (`who`) when nothing records (no tape, or
+/// recording paused): f's values, as constants. A real of a tape with no active tape throws.
+template <class T, class Out, class F, class OutputsOf, class... A>
+custom_result_t<T, Out> unrecorded_call(const char* who, const F& f, OutputsOf outputs_of,
+                                        const A&... args) {
+  std::vector<index_t> in;
+  (append_indices(in, args), ...);
+  const bool any = std::any_of(in.begin(), in.end(), [](index_t i) { return i != 0; });
+  if (any && paused_recording<T> == 0) entry_without_tape(who);
+  std::vector<T> values;
+  for_each_output(outputs_of(f(args...)), [&](const auto& o) { values.push_back(value_of<T>(o)); });
+  return make_outputs<T, Out>(values.data(), values.size(), 0, 0);
+}
+
+/// outputs_of for custom_gradient (f returns std::pair{outputs, grad}) and recompute_grad (f
+/// returns its outputs).
+struct first_of_pair {
+  template <class P>
+  decltype(auto) operator()(const P& p) const {
+    return std::get<0>(p);
+  }
+};
+struct whole_result {
+  template <class R>
+  const R& operator()(const R& r) const {
+    return r;
+  }
+};
+
 }  // namespace detail
 
 /// What etad::custom_gradient(f) returns: a function with f's values whose gradient is the one f
@@ -273,28 +340,16 @@ private:
   template <class T, class Out, class G, class... A>
   detail::custom_result_t<T, Out> call(const A&... args) const {
     basic_tape<T>* t = basic_tape<T>::recording();
-    if (t == nullptr) return values_only<T, Out>(args...);
+    if (t == nullptr)
+      return detail::unrecorded_call<T, Out>("custom_gradient", f_, detail::first_of_pair{},
+                                             args...);
     using entry = detail::custom_entry<T, Out, G, A...>;
     const std::uint32_t epoch = detail::callback_access<T>::epoch(*t);
-    (detail::check_epoch(args, *t, "custom_gradient"), ...);
-    detail::recording_pass<T> pass(*t);  // (also when f or a check below throws)
-    auto r = f_(args...);  // recorded; what it records is taken back below
-    // The scratch is this thread's, reused: a custom gradient called inside f is done with it.
     detail::entry_scratch<T>& s = detail::scratch_for<T>();
-    s.values.clear();
-    s.passed.clear();
-    detail::for_each_output(std::get<0>(r), [&](const auto& o) {
-      const auto [v, i] = detail::value_and_index<T>(o);
-      s.values.push_back(v);
-      s.passed.push_back(i);
-    });
+    auto r = detail::entry_forward_pass(*t, s, "custom_gradient", f_, detail::first_of_pair{},
+                                        args...);
     const std::size_t outputs = s.values.size();
     if (outputs == 0) return detail::make_outputs<T, Out>(s.values.data(), 0, 0, 0);
-    s.inputs.clear();
-    (detail::append_indices(s.inputs, args), ...);
-    s.reads.clear();
-    detail::collect_reads(*t, pass.mark(), s.passed, s.reads);
-    detail::variables_of(s.reads, s.inputs, s.variables);
     if (!entry::takes_variables && !s.variables.empty())
       throw error("etad: custom_gradient's function read " +
                   detail::count_of(s.variables.size(), "real") + " of the tape that " +
@@ -303,10 +358,8 @@ private:
                   "); its gradient function must answer for them: take `variables` (a "
                   "std::span<const etad::captured<T>>) after the upstream gradients and return "
                   "std::pair{argument gradients, variable gradients}, or pass them as arguments");
-    pass.end();  // the forward pass's statements are not kept
-    bool any = !s.variables.empty();
-    for (detail::index_t i : s.inputs) any = any || i != 0;
-    if (!any) return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
+    if (!detail::entry_has_inputs(s))
+      return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
     const std::array<std::size_t, sizeof...(A)> lengths{detail::input_count(args)...};
     const std::size_t variables = s.variables.size();
     s.inputs.insert(s.inputs.end(), s.variables.begin(), s.variables.end());
@@ -314,20 +367,6 @@ private:
         *t, s.inputs, outputs, &entry::run, 0,
         entry{std::move(std::get<1>(r)), outputs, lengths, variables});
     return detail::make_outputs<T, Out>(s.values.data(), outputs, first, epoch);
-  }
-
-  // No recording (no tape, or paused): values only, as for an expression.
-  template <class T, class Out, class... A>
-  detail::custom_result_t<T, Out> values_only(const A&... args) const {
-    std::vector<detail::index_t> in;
-    (detail::append_indices(in, args), ...);
-    const bool any = std::any_of(in.begin(), in.end(), [](detail::index_t i) { return i != 0; });
-    if (any && detail::paused_recording<T> == 0) detail::entry_without_tape("custom_gradient");
-    auto r = f_(args...);
-    std::vector<T> values;
-    detail::for_each_output(std::get<0>(r),
-                            [&](const auto& o) { values.push_back(detail::value_of<T>(o)); });
-    return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
   }
 
   F f_;
@@ -350,7 +389,7 @@ private:
 /// nested tape its work (on reals of the outer tape) is recorded there, so a second derivative
 /// through a custom gradient is what grad's own computation gives. Reals made inside f do not
 /// outlive the call (their statements are taken back and their indices handed out again: using
-/// one later is a wrong gradient, not yet caught), and grad must still be valid when the
+/// one later is an etad::error, caught as a real from before reset() is), and grad must still be valid when the
 /// gradient is taken (a `[&]` capture of a local that is gone is undefined behaviour).
 template <class F>
 custom_gradient_fn<std::decay_t<F>> custom_gradient(F&& f) {

@@ -158,40 +158,16 @@ private:
   detail::custom_result_t<T, Out> call(const A&... args) const {
     using entry = detail::recompute_entry<T, F, A...>;
     basic_tape<T>* t = basic_tape<T>::recording();
-    if (t == nullptr) {
-      std::vector<detail::index_t> in;
-      (detail::append_indices(in, args), ...);
-      const bool any = std::any_of(in.begin(), in.end(), [](detail::index_t i) { return i != 0; });
-      if (any && detail::paused_recording<T> == 0) detail::entry_without_tape("recompute_grad");
-      std::vector<T> values;
-      detail::for_each_output(f_(args...),
-                              [&](const auto& o) { values.push_back(detail::value_of<T>(o)); });
-      return detail::make_outputs<T, Out>(values.data(), values.size(), 0, 0);
-    }
+    if (t == nullptr)
+      return detail::unrecorded_call<T, Out>("recompute_grad", f_, detail::whole_result{},
+                                             args...);
     const std::uint32_t epoch = detail::callback_access<T>::epoch(*t);
-    (detail::check_epoch(args, *t, "recompute_grad"), ...);
-    detail::recording_pass<T> pass(*t);
-    const Out out = f_(args...);  // recorded, to find what f reads; taken back below
-    // The scratch is this thread's, reused: a function called inside f is done with it.
+    // Recorded to find what f reads, and taken back: the backward sweep records it again.
     detail::entry_scratch<T>& s = detail::scratch_for<T>();
-    s.values.clear();
-    s.passed.clear();
-    detail::for_each_output(out, [&](const auto& o) {
-      const auto [v, i] = detail::value_and_index<T>(o);
-      s.values.push_back(v);
-      s.passed.push_back(i);
-    });
+    detail::entry_forward_pass(*t, s, "recompute_grad", f_, detail::whole_result{}, args...);
     const std::size_t outputs = s.values.size();
-    if (outputs == 0) return detail::make_outputs<T, Out>(s.values.data(), 0, 0, 0);
-    s.inputs.clear();
-    (detail::append_indices(s.inputs, args), ...);
-    s.reads.clear();
-    detail::collect_reads(*t, pass.mark(), s.passed, s.reads);
-    detail::variables_of(s.reads, s.inputs, s.variables);
-    pass.end();  // f's statements are not kept: the backward sweep records them again
-    bool any = !s.variables.empty();
-    for (detail::index_t i : s.inputs) any = any || i != 0;
-    if (!any) return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
+    if (outputs == 0 || !detail::entry_has_inputs(s))
+      return detail::make_outputs<T, Out>(s.values.data(), outputs, 0, 0);
     s.inputs.insert(s.inputs.end(), s.variables.begin(), s.variables.end());
     const std::size_t kept = (detail::kept_bytes(args) + ... + std::size_t(0));
     const detail::index_t first = detail::callback_access<T>::template record<entry>(

@@ -53,9 +53,11 @@ enum class unconnected { none, zero };
 
 /// A tape's memory in bytes, by kind (basic_tape::memory()): statement offsets, partials with
 /// their input indices, the values of variable blocks, and callback entries (run-time custom
-/// gradients, recomputed functions and checkpointed loops: their objects, what those own, and
-/// their input lists). Not counted: the adjoints of a sweep (one T per index, kept across
-/// sweeps) and the reals the program holds.
+/// gradients, recomputed functions and checkpointed loops: their objects, the copies etad makes
+/// for them (a recomputed function's range arguments, a loop's stored states) and their input
+/// lists). Not counted: heap memory that a user's function object owns (a gradient function's
+/// captured std::vector), the adjoints of a sweep (one T per index, kept across sweeps) and the
+/// reals the program holds.
 struct memory_use {
   std::size_t statements = 0;
   std::size_t partials = 0;

@@ -200,28 +200,9 @@ void for_each_output(const Out& out, F&& f) {
   }
 }
 
-/// The reals recorded since a mark that read reals recorded before it: the indices, sorted and
-/// without repeats, of everything below `below` (0 excluded) that the statements and entries
-/// since m take as inputs, plus `extra` (outputs passed through).
-template <class T>
-std::vector<index_t> reads_since(const basic_tape<T>& t,
-                                 const typename callback_access<T>::mark& m,
-                                 const std::vector<index_t>& extra) {
-  const index_t below = m.store.next;
-  std::vector<index_t> r;
-  callback_access<T>::for_each_input_since(t, m, [&](index_t i) {
-    if (i != 0 && i < below) r.push_back(i);
-  });
-  for (index_t i : extra)
-    if (i != 0 && i < below) r.push_back(i);
-  std::sort(r.begin(), r.end());
-  r.erase(std::unique(r.begin(), r.end()), r.end());
-  return r;
-}
-
 /// Appends to `reads` the indices below the mark, 0 excluded, that what was recorded since m
-/// takes as inputs, and those of `extra` (unsorted, with repeats): reads_since without its
-/// allocation, for the per-call path of custom_gradient.
+/// takes as inputs, and those of `extra` (unsorted, with repeats; variables_of sorts what it
+/// keeps): the reals a forward pass read.
 template <class T>
 void collect_reads(const basic_tape<T>& t, const typename callback_access<T>::mark& m,
                    const std::vector<index_t>& extra, std::vector<index_t>& reads) {
@@ -251,16 +232,6 @@ inline void variables_of(std::vector<index_t>& reads, const std::vector<index_t>
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
   }
-}
-
-/// `reads` less the indices in `inputs`: the captured variables (sorted).
-inline std::vector<index_t> captured_of(const std::vector<index_t>& reads,
-                                        std::vector<index_t> inputs) {
-  std::sort(inputs.begin(), inputs.end());
-  std::vector<index_t> v;
-  std::set_difference(reads.begin(), reads.end(), inputs.begin(), inputs.end(),
-                      std::back_inserter(v));
-  return v;
 }
 
 /// "index 3", "indices 3, 5 and 9": for messages.
