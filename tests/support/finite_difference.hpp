@@ -185,6 +185,42 @@ inline constexpr long double mode_rel = 64 * static_cast<long double>(std::numer
 
 // --- the check --------------------------------------------------------------------------------
 
+/// What check_gradient computed at one point, in long double (exact for float and double), for
+/// report_gradient: the checks and their messages are compiled once per test file, not once per
+/// function and type checked (the op tests instantiate check_gradient for hundreds of functions,
+/// each in three types: Catch's macros there were most of their compile time).
+struct gradient_report {
+  std::string_view name;
+  std::string_view type;
+  std::string point;
+  tol tt;
+  long double mode_rel;
+  long double value, reference, vjp_value;
+  std::vector<long double> gradient, vjp, jvp_value, jvp;
+  std::vector<difference> fd;
+};
+
+/// The checks of check_gradient on its report.
+inline void report_gradient(const gradient_report& r) {
+  INFO(r.name << " <" << r.type << "> at " << r.point);
+  {
+    // Relative to max(1, |value|): a value that is a difference of larger terms (float's
+    // a - (b - c) = 0.0024 from terms near 10) is only good to the terms' ulps.
+    INFO("value: etad " << fmt(r.value) << ", long double " << fmt(r.reference));
+    CHECK(close(r.value, r.reference, r.tt.rel, std::max<long double>(r.tt.abs, r.tt.rel)));
+  }
+  for (std::size_t i = 0; i < r.gradient.size(); ++i) {
+    INFO("d/dx" << i << ": gradient " << fmt(r.gradient[i]) << ", vjp " << fmt(r.vjp[i])
+                << ", jvp " << fmt(r.jvp[i]) << ", finite difference " << fmt(r.fd[i].value)
+                << " +- " << fmt(r.fd[i].error));
+    CHECK(same(r.vjp_value, r.value));
+    CHECK(same(r.jvp_value[i], r.value));
+    CHECK(close(r.vjp[i], r.gradient[i], r.mode_rel));
+    CHECK(close(r.jvp[i], r.gradient[i], r.mode_rel));
+    CHECK(close(r.gradient[i], r.fd[i].value, r.tt.rel, r.tt.abs + r.fd[i].error));
+  }
+}
+
 /// etad::gradient(f, x...) at one point: its value against f in long double, its gradient against
 /// vjp with seed 1 and jvp in each unit direction (a few ulps), and against finite differences
 /// (tolerance t). Also that float / double / long double inputs give results of that type.
@@ -195,31 +231,22 @@ void check_gradient(std::string_view name, const F& f, const std::array<T, N>& x
   }(std::make_index_sequence<N>{});
   static_assert(std::is_same_v<decltype(g.value), T>, "gradient's value has the input type");
   static_assert(std::is_same_v<decltype(g.gradient), std::array<T, N>>, "gradient has the input type");
-  const tol tt = t.of<T>();
-
-  INFO(name << " <" << type_name<T>() << "> at " << fmt(x));
-  {
-    // Relative to max(1, |value|): a value that is a difference of larger terms (float's
-    // a - (b - c) = 0.0024 from terms near 10) is only good to the terms' ulps.
-    const long double ref = eval(f, x);
-    INFO("value: etad " << fmt(g.value) << ", long double " << fmt(ref));
-    CHECK(close(g.value, ref, tt.rel, std::max<long double>(tt.abs, tt.rel)));
-  }
-  const auto r = etad::vjp(f, x, T(1));
+  gradient_report r{name, type_name<T>(), fmt(x), t.of<T>(), mode_rel<T>,
+                    g.value, eval(f, x), 0, {}, {}, {}, {}, {}};
+  const auto v = etad::vjp(f, x, T(1));
+  r.vjp_value = v.value;
   const auto d = fd_gradient(f, x, t.fd_scale);
   for (std::size_t i = 0; i < N; ++i) {
     std::array<T, N> e{};
     e[i] = T(1);
     const auto j = etad::jvp(f, x, e);
-    INFO("d/dx" << i << ": gradient " << fmt(g.gradient[i]) << ", vjp " << fmt(r.gradient[i])
-                << ", jvp " << fmt(j.tangent) << ", finite difference " << fmt(d[i].value)
-                << " +- " << fmt(d[i].error));
-    CHECK(same(r.value, g.value));
-    CHECK(same(j.value, g.value));
-    CHECK(close(r.gradient[i], g.gradient[i], mode_rel<T>));
-    CHECK(close(j.tangent, g.gradient[i], mode_rel<T>));
-    CHECK(close(g.gradient[i], d[i].value, tt.rel, tt.abs + d[i].error));
+    r.gradient.push_back(g.gradient[i]);
+    r.vjp.push_back(v.gradient[i]);
+    r.jvp_value.push_back(j.value);
+    r.jvp.push_back(j.tangent);
+    r.fd.push_back(d[i]);
   }
+  report_gradient(r);
 }
 
 // --- table-driven op checks -------------------------------------------------------------------
