@@ -1061,10 +1061,10 @@ ETAD_ALWAYS_INLINE real<T> log_sum_exp(const variable_block<T>& b) {
   }
   const auto over_reals = [](std::span<const real<T>> x) { return log_sum_exp(x); };
   if (!detail::is_finite_max(m)) {
-    const T v = detail::log_sum_exp_unshifted<T>(n, val);
+    const T lse = detail::log_sum_exp_unshifted<T>(n, val);
     return detail::block_statement<T>(t, b, [&](T* p) {
-      detail::log_sum_exp_unshifted_partials<T>(n, val, v, p);
-      return v;
+      detail::log_sum_exp_unshifted_partials<T>(n, val, lse, p);
+      return lse;
     }, over_reals);
   }
   return detail::block_statement<T>(t, b, [&](T* p) {

@@ -742,8 +742,8 @@ public:
 private:
   friend class basic_tape<T>;
   variable_block(const T* values, detail::index_t first, std::size_t n, std::uint32_t epoch,
-                 const basic_tape<T>* tape)
-      : values_(values), first_(first), epoch_(epoch), size_(n), tape_(tape) {}
+                 const basic_tape<T>* owner)
+      : values_(values), first_(first), epoch_(epoch), size_(n), tape_(owner) {}
   [[noreturn, gnu::noinline, gnu::cold]] static void stale() {
     throw error("etad: a variable block was used after its tape's reset(); its values are "
                 "gone, so make a new block after each reset() (a block made inside a "
