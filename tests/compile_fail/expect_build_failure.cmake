@@ -63,4 +63,13 @@ if(NOT output MATCHES "${regex}")
   message(FATAL_ERROR "compile-fail: ${TARGET} failed to compile as required, but the "
                       "output above does not match the expected regex: ${regex}")
 endif()
+if(FIRST_ERROR)
+  # The first line that reports an error (g++: "...: error: ...", clang++: "...: error: ...").
+  string(REGEX MATCH "[^\n]*error:[^\n]*" first_error "${output}")
+  if(NOT first_error MATCHES "${regex}")
+    message("${output}")
+    message(FATAL_ERROR "compile-fail: ${TARGET}'s first error is not the expected one "
+                        "(${regex}): ${first_error}")
+  endif()
+endif()
 message(STATUS "compile-fail: ${TARGET} failed with the expected message (${regex})")

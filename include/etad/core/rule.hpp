@@ -157,6 +157,19 @@ constexpr void check_gate() {
   }
 }
 
+namespace detail {
+/// Whether a rule's partials() result can be used: a std::array or std::tuple of one partial per
+/// argument. Where it cannot, check_partials has said why, and the sweeps use nothing of it (an
+/// out-of-range std::get would add the standard library's error before etad's sentence).
+template <class P, std::size_t Arity>
+consteval bool partials_usable() {
+  if constexpr (is_tuple_like_v<P>)
+    return std::tuple_size_v<std::remove_cvref_t<P>> == Arity;
+  else
+    return false;
+}
+}  // namespace detail
+
 /// Checks a rule's partials(): one per argument. Used by every sweep.
 /// A lone number is not accepted for a rule of one argument: std::array{p} says which it is.
 /// Callers use the partials only when detail::is_tuple_like_v<Partials> (no follow-on errors).

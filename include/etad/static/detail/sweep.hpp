@@ -343,7 +343,7 @@ struct sweep {
       if constexpr (has_partials) {
         const auto p = e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., f);
         check_partials<Op, E::arity, decltype(p)>();
-        if constexpr (is_tuple_like_v<decltype(p)>)
+        if constexpr (partials_usable<decltype(p), E::arity>())
           return std::array<S, E::arity>{static_cast<S>(std::get<I>(p))...};
         else
           return std::array<S, E::arity>{};
@@ -373,7 +373,7 @@ struct sweep {
         const auto r =
             e.op().value_and_partials(value(detail::get<I>(e.children), detail::get<I>(k))...);
         check_partials<Op, E::arity, decltype(r.partials)>();
-        if constexpr (is_tuple_like_v<decltype(r.partials)>) {
+        if constexpr (partials_usable<decltype(r.partials), E::arity>()) {
           // On a nested tape the value is the rule applied on the outer tape (outer_value), so
           // that the outer tape differentiates it through the rule's partials; r.value, the
           // value as computed on reals, is not used.
@@ -444,7 +444,7 @@ struct sweep {
         const auto p =
             e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
         check_partials<Op, E::arity, decltype(p)>();
-        if constexpr (!is_tuple_like_v<decltype(p)>) {
+        if constexpr (!partials_usable<decltype(p), E::arity>()) {
           return;  // the assertion said it all
         } else if constexpr (is_gated_v<Op>) {
           constexpr bool has_gate = requires {
@@ -569,7 +569,7 @@ struct sweep {
       const auto p =
           e.op().partials(value(detail::get<I>(e.children), detail::get<I>(k))..., value(e, fr));
       check_partials<Op, E::arity, decltype(p)>();
-      if constexpr (is_tuple_like_v<decltype(p)>)
+      if constexpr (partials_usable<decltype(p), E::arity>())
         in_order({(product_factor<Plan, At + start[I], flat, Early>(detail::get<I>(e.children),
                                                        detail::get<I>(k), adj,
                                                        static_cast<S>(std::get<I>(p))),
