@@ -187,3 +187,21 @@ TEST_CASE("stale reals: squared_norm of variables from before reset() is an erro
   CHECK(q.value() == 14.0);
   CHECK(t.gradient(q, z[0], z[1], z[2]) == std::array{2.0, 4.0, 6.0});
 }
+
+TEST_CASE("stale reals: a block's operator[] past its end is an error in every build",
+          "[tape][errors][stale]") {
+  // b[2] of a 2-variable block was the next statement's real (y, here) with a value read past
+  // the block: dz/db[2] came out as dz/dy = 10, silently (and past the recording, an index the
+  // sweep would write out of bounds). This file is also built with NDEBUG and ETAD_CHECKED=0.
+  etad::tape t;
+  auto b = t.variable_block(std::vector<double>{1.0, 2.0});
+  const real y = t.variable(5.0);
+  const real z = y * 10.0 + b[0] * b[1];
+  CHECK(b[1].value() == 2.0);
+  CHECK_THROWS_WITH(b[2], Catch::Contains("variable block index 2 is past its end (it holds 2 "
+                                          "variables)"));
+  CHECK_THROWS_AS(b[std::size_t(-1)], etad::error);
+  CHECK(t.gradient(z, y)[0] == 10.0);
+  const etad::variable_block<double> empty;
+  CHECK_THROWS_WITH(empty[0], Catch::Contains("index 0 is past its end (it holds 0 variables)"));
+}

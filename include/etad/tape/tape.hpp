@@ -708,9 +708,12 @@ public:
 
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  /// The k-th variable (k < size()).
+  /// The k-th variable; etad::error unless k < size() (in every build: a real past the block
+  /// would name another statement, or an index past the recording).
   real<T> operator[](std::size_t k) const {
     check();
+    if (k >= size_) [[unlikely]]
+      out_of_range(k, size_);
     return detail::recorded_real<T>(values_[k], first_ + static_cast<detail::index_t>(k), epoch_);
   }
   /// The values, as given to variable_block().
@@ -744,6 +747,10 @@ private:
   variable_block(const T* values, detail::index_t first, std::size_t n, std::uint32_t epoch,
                  const basic_tape<T>* owner)
       : values_(values), first_(first), epoch_(epoch), size_(n), tape_(owner) {}
+  [[noreturn, gnu::noinline, gnu::cold]] static void out_of_range(std::size_t k, std::size_t n) {
+    throw error("etad: variable block index " + std::to_string(k) + " is past its end (it holds " +
+                std::to_string(n) + (n == 1 ? " variable)" : " variables)"));
+  }
   [[noreturn, gnu::noinline, gnu::cold]] static void stale() {
     throw error("etad: a variable block was used after its tape's reset(); its values are "
                 "gone, so make a new block after each reset() (a block made inside a "
