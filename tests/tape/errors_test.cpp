@@ -41,6 +41,12 @@ constexpr const char* stale_in_expression =
     "etad: an expression uses a real recorded on another tape or before reset()";
 constexpr const char* stale_in_reduction =
     "etad: a reduction uses a real recorded on another tape or before reset()";
+// A real of a live tape of this thread that a newer tape keeps from being active.
+constexpr const char* inactive_in_expression =
+    "etad: an expression uses a real of a tape that is not the active one: a tape made after it "
+    "is active on this thread";
+constexpr const char* inactive_in_reduction =
+    "etad: a reduction uses a real of a tape that is not the active one";
 // A reduction of reals whose tape is gone, with no tape active (detail::no_tape_for_reduction):
 // the same message in checked and unchecked builds, as for expressions.
 constexpr const char* no_tape_in_reduction =
@@ -90,13 +96,17 @@ TEST_CASE("tape errors: a real from another tape throws", "[tape][errors]") {
     etad::tape b{etad::persistent};
     const real xb = b.variable(2.0);
     const std::size_t statements = b.statements();
-    // Used while b is active.
-    CHECK_THROWS_MATCHES(real(xa * xb), etad::error, message_has(stale_in_expression));
-    CHECK_THROWS_MATCHES(real(xa + 1.0), etad::error, message_has(stale_in_expression));
+    // Used while b is active: a is alive, so the message names the cause (a newer tape is
+    // active), not a stale real.
+    CHECK_THROWS_MATCHES(real(xa * xb), etad::error, message_has(inactive_in_expression));
+    CHECK_THROWS_MATCHES(real(xa + 1.0), etad::error, message_has(inactive_in_expression));
     const reals both{xa, xb};
-    CHECK_THROWS_MATCHES(etad::sum(both), etad::error, message_has(stale_in_reduction));
+    CHECK_THROWS_MATCHES(etad::sum(both), etad::error, message_has(inactive_in_reduction));
     CHECK_THROWS_MATCHES(etad::dot(both, std::array{1.0, 2.0}), etad::error,
-                         message_has(stale_in_reduction));
+                         message_has(inactive_in_reduction));
+    CHECK_THROWS_MATCHES(etad::call([](auto p, auto q) { return p * q; }, xa, xb), etad::error,
+                         message_has("etad: call() was given a real of a tape that is not the "
+                                     "active one"));
     CHECK(b.statements() == statements);
     // Passed to b's gradient.
     const real zb = xb * xb;
@@ -453,4 +463,48 @@ TEST_CASE("tape errors: tapes destroyed out of order leave no dangling active ta
   }).join();
   CHECK(newest_active);
   CHECK(none_active);
+}
+
+TEST_CASE("tape errors: several tapes kept alive, each made active in turn", "[tape][errors]") {
+  // An optimizer per model, each holding its own tape: the newest tape is active, so the older
+  // one could not record, and the error blamed the real ("recorded on another tape or before
+  // reset()"). activate() makes a tape active again; the message says so.
+  auto model_a = std::make_unique<etad::tape>(etad::persistent);
+  const real x = model_a->variable(2.0);
+  auto model_b = std::make_unique<etad::tape>(etad::persistent);
+  const real y = model_b->variable(3.0);
+  CHECK_THROWS_MATCHES(real(x * x), etad::error, message_has("call activate() on the real's tape"));
+  const reals xs{x, x};
+  CHECK_THROWS_MATCHES(etad::sum(xs), etad::error, message_has(inactive_in_reduction));
+  model_a->activate();
+  const real fa = x * x * x;  // 8, d/dx = 12, recorded on a
+  CHECK_THROWS_MATCHES(real(y * 2.0), etad::error, message_has(inactive_in_expression));
+  model_b->activate();
+  const real fb = y * y;  // 9, d/dy = 6, recorded on b
+  model_a->activate();
+  CHECK(model_a->gradient(fa, x)[0] == 12.0);
+  CHECK(model_b->gradient(fb, y)[0] == 6.0);
+  CHECK(etad::tape::current() == model_a.get());
+  // Destroying the active tape makes the one active before its activate() active again.
+  model_a.reset();
+  CHECK(etad::tape::current() == model_b.get());
+  const real gb = y * 4.0;
+  CHECK(model_b->gradient(gb, y)[0] == 4.0);
+  // And destroying a tape that is not active leaves the active one alone.
+  etad::tape c;
+  model_b->activate();
+  CHECK(etad::tape::current() == model_b.get());
+  c.activate();
+  model_b.reset();
+  CHECK(etad::tape::current() == &c);
+  // activate() on another thread is an error.
+  std::string message;
+  std::thread([&] {
+    try {
+      c.activate();
+    } catch (const etad::error& e) {
+      message = e.what();
+    }
+  }).join();
+  CHECK(message.find("activate() was called on another thread") != std::string::npos);
 }

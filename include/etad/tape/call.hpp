@@ -61,11 +61,16 @@ ETAD_ALWAYS_INLINE std::uint32_t call_epoch(const A& a) {
   throw error("etad: call() was given a real with no active tape; create an etad::tape first "
               "(or compute values only inside etad::stop_recording)");
 }
-[[noreturn, gnu::noinline, gnu::cold]] inline void call_foreign_real() {
-  throw error("etad: call() was given a real recorded on another tape or before reset(); reals "
-              "are valid only on the tape, and in the epoch, that made them (a real made inside "
-              "a custom_gradient, recompute_grad or checkpointed_loop function is valid only "
-              "inside it)");
+template <class T, class... E>
+[[noreturn, gnu::noinline, gnu::cold]] void call_foreign_real(const basic_tape<T>* t,
+                                                              E... epochs) {
+  std::uint32_t e = 0;
+  ((e == 0 && epochs != 0 && !t->accepts(epochs) ? (e = epochs, 0) : 0), ...);
+  throw error(foreign_real_message<T>(
+      e, "call() was given",
+      "etad: call() was given a real recorded on another tape or before reset(); reals are "
+      "valid only on the tape, and in the epoch, that made them (a real made inside a "
+      "custom_gradient, recompute_grad or checkpointed_loop function is valid only inside it)"));
 }
 
 /// The statement of call(f, args...) (J: 0 .. k - 1). Listed inputs: the real arguments that f
@@ -108,7 +113,8 @@ ETAD_ALWAYS_INLINE real<T> call_statement(F& f, std::index_sequence<J...>, const
   if ((in[J] | ...) == 0) return real<T>(v);  // constants in, a constant out
 #if ETAD_CHECKED
   // As for scalar statements: a real of another tape or epoch, caught in checked builds.
-  if (((call_epoch(args) != 0 && !t->accepts(call_epoch(args))) || ...)) call_foreign_real();
+  if (((call_epoch(args) != 0 && !t->accepts(call_epoch(args))) || ...))
+    call_foreign_real<T>(t, call_epoch(args)...);
 #endif
   const std::array<T, k> g = prog.backward_one();
   index_t defined;

@@ -300,10 +300,12 @@ ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>
 #if ETAD_CHECKED
   auto check = [&](const auto& leaf, const S&) {
     if (t != nullptr && leaf.epoch() != 0 && !t->accepts(leaf.epoch()))
-      throw error("etad: an expression uses a real recorded on another tape or before "
-                  "reset(); reals are valid only on the tape, and in the epoch, that made them "
-                  "(a real made inside a custom_gradient, recompute_grad or checkpointed_loop "
-                  "function is valid only inside it)");
+      throw error(foreign_real_message<T>(
+          leaf.epoch(), "an expression uses",
+          "etad: an expression uses a real recorded on another tape or before reset(); reals "
+          "are valid only on the tape, and in the epoch, that made them (a real made inside a "
+          "custom_gradient, recompute_grad or checkpointed_loop function is valid only inside "
+          "it)"));
   };
   for_each_active_leaf<false>(e, fr, check);
 #else

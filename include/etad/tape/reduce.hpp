@@ -45,11 +45,20 @@ concept number_range = std::ranges::contiguous_range<R> && std::ranges::sized_ra
 
 /// A vector statement's error for a real of another tape or from before reset() (made in every
 /// build: see scan_range and scan_scattered).
-[[noreturn]] inline void foreign_real_in_reduction() {
-  throw error("etad: a reduction uses a real recorded on another tape or before reset(); "
-              "reals are valid only on the tape, and in the epoch, that made them (a real made "
-              "inside a custom_gradient, recompute_grad or checkpointed_loop function is valid "
-              "only inside it)");
+template <class T>
+[[noreturn, gnu::noinline, gnu::cold]] void foreign_real_in_reduction(
+    std::span<const real<T>> x, const basic_tape<T>* t) {
+  std::uint32_t e = 0;
+  for (const real<T>& r : x)
+    if (r.epoch() != 0 && !t->accepts(r.epoch())) {
+      e = r.epoch();
+      break;
+    }
+  throw error(foreign_real_message<T>(
+      e, "a reduction uses",
+      "etad: a reduction uses a real recorded on another tape or before reset(); reals are "
+      "valid only on the tape, and in the epoch, that made them (a real made inside a "
+      "custom_gradient, recompute_grad or checkpointed_loop function is valid only inside it)"));
 }
 
 // g++ 12 warns -Warray-bounds about the 4-lane loops below for ranges whose allocation it can
@@ -126,7 +135,8 @@ ETAD_ALWAYS_INLINE range_info scan_scattered(std::span<const real<T>> x,
   const bool paused = paused_recording<T> != 0;
   // (foreign: some real is not of the tape's epoch; inside a pass it may be of a recording
   // around it, which accepts_all() looks up.)
-  if (foreign != 0 && t != nullptr && !paused && !t->accepts_all(x)) foreign_real_in_reduction();
+  if (foreign != 0 && t != nullptr && !paused && !t->accepts_all(x))
+    foreign_real_in_reduction<T>(x, t);
   if (lowest == 0)
     for (const real<T>& e : x) r.constants += e.epoch() == 0;
   r.any = r.constants != x.size() && !paused;
@@ -361,7 +371,7 @@ index_t unrange_statement(basic_tape<T>* t, std::span<const real<T>> x,
   }
   if (foreign) {
     t->discard_last_statement();  // the error leaves the tape as it was
-    foreign_real_in_reduction();
+    foreign_real_in_reduction<T>(x, t);
   }
   if (constants == 0) {
     t->unrange_last_statement(slot);  // a range of length 0, then n ordinary (partial, input) pairs

@@ -167,6 +167,37 @@ public:
     detail::refresh_recording_tape<T>();
   }
 
+  /// Makes this tape the thread's active tape (the one expressions record on), as if it had
+  /// been made last: for a program that keeps several tapes (one per model, say), where the
+  /// newest is active. The others stay as they are; when this tape is destroyed, the tape that
+  /// was active before this call is active again if it still lives. Call it on the thread that
+  /// made the tape (else etad::error).
+  void activate() {
+    if (thread_ != detail::this_thread_mark()) [[unlikely]]
+      throw error("etad: activate() was called on another thread than the one that made the "
+                  "tape; a tape records on its own thread only");
+    if (active() == this) return;
+    for (basic_tape* p = active(); p != nullptr; p = p->previous_)
+      if (p->previous_ == this) {
+        p->previous_ = previous_;  // (unlinked from where it was)
+        break;
+      }
+    previous_ = active();
+    active() = this;
+    detail::refresh_recording_tape<T>();
+  }
+
+  /// For the errors about a real of another tape or epoch: whether epoch e is that of a live
+  /// tape of this thread other than the active one (its reals cannot record while a newer tape
+  /// is active: the error then names that cause).
+  static bool of_inactive_tape(std::uint32_t e) noexcept {
+    const basic_tape* a = active();
+    if (a == nullptr) return false;
+    for (const basic_tape* p = a->previous_; p != nullptr; p = p->previous_)
+      if (e != 0 && p->accepts(e)) return true;
+    return false;
+  }
+
   /// A new independent variable (a watched source) with value v.
   ETAD_ALWAYS_INLINE real<T> variable(const T& v) {
     const detail::index_t i = store_.append_variable();
@@ -680,6 +711,20 @@ namespace detail {
 template <class T>
 void refresh_recording_tape() noexcept {
   recording_tape<T> = paused_recording<T> == 0 ? basic_tape<T>::current() : nullptr;
+}
+
+/// The message of an error about a real of epoch e that the active tape does not accept: `usual`
+/// (another tape, or before reset()), unless e is the epoch of a live tape of this thread that a
+/// newer tape keeps from being active: then that cause, and what to do.
+template <class T>
+[[gnu::cold]] std::string foreign_real_message(std::uint32_t e, const char* who,
+                                               const char* usual) {
+  if (basic_tape<T>::of_inactive_tape(e))
+    return std::string("etad: ") + who +
+           " a real of a tape that is not the active one: a tape made after it is active on "
+           "this thread, and statements record on the active tape; call activate() on the "
+           "real's tape first (or keep one tape per thread)";
+  return usual;
 }
 }  // namespace detail
 

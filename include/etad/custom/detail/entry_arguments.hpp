@@ -108,11 +108,13 @@ template <class T, class A>
 void check_epoch(const A& a, const basic_tape<T>& t, const char* who) {
   auto one = [&](std::uint32_t e) {
     if (e != 0 && !t.accepts(e))
-      throw error(std::string("etad: ") + who +
-                  " was given a real recorded on another tape or before reset(); reals are "
-                  "valid only on the tape, and in the epoch, that made them (a real made inside "
-                  "a custom_gradient, recompute_grad or checkpointed_loop function is valid only "
-                  "inside it)");
+      throw error(foreign_real_message<T>(
+          e, (std::string(who) + " was given").c_str(),
+          (std::string("etad: ") + who +
+           " was given a real recorded on another tape or before reset(); reals are valid only "
+           "on the tape, and in the epoch, that made them (a real made inside a "
+           "custom_gradient, recompute_grad or checkpointed_loop function is valid only inside "
+           "it)").c_str()));
   };
   if constexpr (real_range<A>) {
     for (const auto& r : a) one(r.epoch());
