@@ -65,6 +65,12 @@ struct constant {
 template <class Op, class... Children>
 struct node;
 
+namespace detail {
+/// Whether expression E has a placeholder (a gradient()'s input) among its leaves; defined below.
+template <class E>
+struct has_placeholder_leaf;
+}  // namespace detail
+
 /// A fused rule (core/rule.hpp) computes its value and its partials in one call,
 /// value_and_partials(args...), for functions whose partials come out of computing the value and
 /// would cost as much again apart (a loop: static/loop.hpp). The sweep keeps the partials in the
@@ -262,7 +268,16 @@ struct [[nodiscard]] node
   constexpr explicit operator bool() const
     requires requires { requires bool(Op::predicate); }
   {
-    return evaluate(*this);
+    if constexpr (detail::has_placeholder_leaf<node>::value) {
+      static_assert(!detail::has_placeholder_leaf<node>::value,
+                    "etad: an `if` or loop condition on the inputs that gradient(), jvp() or "
+                    "jacobian() trace f with has no value while f is traced; use "
+                    "etad::select(c, a, b) or etad::loop / etad::while_loop, or record f on an "
+                    "etad::tape, where branches on values work");
+      return false;
+    } else {
+      return evaluate(*this);
+    }
   }
 };
 
@@ -282,6 +297,14 @@ template <class T>
 inline constexpr bool is_arg_v = false;
 template <std::size_t I, std::size_t L, class O>
 inline constexpr bool is_arg_v<arg<I, L, O>> = true;
+
+namespace detail {
+template <class E>
+struct has_placeholder_leaf : std::bool_constant<is_arg_v<E>> {};
+template <class Op, class... C>
+struct has_placeholder_leaf<node<Op, C...>>
+    : std::bool_constant<(has_placeholder_leaf<C>::value || ...)> {};
+}  // namespace detail
 
 /// as_expression(x): an expression unchanged, a number wrapped in constant<>.
 template <operand T>
