@@ -205,3 +205,32 @@ TEST_CASE("stale reals: a block's operator[] past its end is an error in every b
   const etad::variable_block<double> empty;
   CHECK_THROWS_WITH(empty[0], Catch::Contains("index 0 is past its end (it holds 0 variables)"));
 }
+
+TEST_CASE("stale reals: an index past the recording is an error in every build",
+          "[tape][errors][stale]") {
+  // A real from before reset() whose index lies past the new recording: recorded as an input,
+  // the sweep wrote its adjoint outside the adjoint array (AddressSanitizer: heap-buffer-
+  // overflow; one case ended in SIGSEGV) in builds without ETAD_CHECKED. Scalar statements and
+  // call() now check every input against the next index in every build (whether a real below it
+  // is stale stays a check of ETAD_CHECKED builds).
+  etad::tape t;
+  real old = t.variable(1.0);
+  for (int i = 0; i < 20; ++i) old = old * 1.5;
+  t.reset();
+  const real x = t.variable(2.0);
+  const std::size_t statements = t.statements();
+  CHECK_THROWS_MATCHES(real(old * x), etad::error,
+                       Catch::Matchers::Predicate<etad::error>(
+                           [](const etad::error& e) {
+                             return std::string_view(e.what()).find(
+                                        "etad: an expression uses a real recorded on another "
+                                        "tape or before reset()") != std::string_view::npos;
+                           },
+                           "names the stale real"));
+  CHECK_THROWS_AS(real(x * x + old), etad::error);
+  CHECK_THROWS_AS(real(old * old), etad::error);  // (merged: one input)
+  CHECK_THROWS_AS(etad::call([](auto a, auto b) { return a * b; }, x, old), etad::error);
+  CHECK(t.statements() == statements);
+  const real y = x * x;
+  CHECK(t.gradient(y, x)[0] == 4.0);
+}

@@ -289,6 +289,18 @@ struct partial_gather {
   }
 };
 
+/// The error for a real of another tape or epoch in an expression (e: its epoch, or 0 where
+/// only its index is known to be wrong).
+template <class T>
+[[noreturn, gnu::noinline, gnu::cold]] void expression_foreign_real(std::uint32_t e) {
+  throw error(foreign_real_message<T>(
+      e, "an expression uses",
+      "etad: an expression uses a real recorded on another tape or before reset(); reals are "
+      "valid only on the tape, and in the epoch, that made them (a real made inside a "
+      "custom_gradient, recompute_grad or checkpointed_loop function is valid only inside "
+      "it)"));
+}
+
 /// The tape to record a statement on, or null when nothing is recorded: constants in, constant
 /// out (no leaf on a tape: `any` false), and nothing while recording is paused. A missing tape
 /// (when some leaf is on one) and, in checked builds, a leaf of another tape or epoch throw.
@@ -300,12 +312,7 @@ ETAD_ALWAYS_INLINE basic_tape<T>* active_recording(const E& e, const frame<E, S>
 #if ETAD_CHECKED
   auto check = [&](const auto& leaf, const S&) {
     if (t != nullptr && leaf.epoch() != 0 && !t->accepts(leaf.epoch()))
-      throw error(foreign_real_message<T>(
-          leaf.epoch(), "an expression uses",
-          "etad: an expression uses a real recorded on another tape or before reset(); reals "
-          "are valid only on the tape, and in the epoch, that made them (a real made inside a "
-          "custom_gradient, recompute_grad or checkpointed_loop function is valid only inside "
-          "it)"));
+      expression_foreign_real<T>(leaf.epoch());
   };
   for_each_active_leaf<false>(e, fr, check);
 #else
@@ -373,6 +380,14 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
     }
     basic_tape<T>* t = active_recording<T>(e, fr, any != 0);
     if (t == nullptr) return real<T>(v);
+    // Memory safety in every build: no input at or past the next index (see call()).
+    {
+      const index_t next = t->next_index();
+      bool past = false;
+      for (std::size_t k = 0; k < leaves; ++k) past |= in[k] >= next;
+      if (past) [[unlikely]]
+        expression_foreign_real<T>(0);
+    }
     sw.backward(e, fr, S(1));
     S p[leaves];
     partial_gather<S, leaves> partials{p};
@@ -392,6 +407,15 @@ ETAD_ALWAYS_INLINE real<T> record(const E& e) {
       for_each_active_leaf<false>(e, fr, scan);
       basic_tape<T>* t = active_recording<T>(e, fr, any);
       if (t == nullptr) return real<T>(v);
+      {
+        // Memory safety in every build: no input at or past the next index (see call()).
+        const index_t next = t->next_index();
+        bool past = false;
+        auto bound = [&](const auto& leaf, const S&) { past |= leaf.index() >= next; };
+        for_each_active_leaf<false>(e, fr, bound);
+        if (past) [[unlikely]]
+          expression_foreign_real<T>(0);
+      }
       sw.backward(e, fr, S(1));
       index_t defined;
       auto slot = t->record(leaves, defined);

@@ -254,6 +254,10 @@ public:
   bool is_persistent() const noexcept { return persistent_; }
   /// Statements recorded (variables included).
   std::size_t statements() const noexcept { return store_.size() - 1; }
+  /// The index the next statement gets: every input of a statement must be below it (a stale
+  /// or foreign real's index may not be; the recording paths check it in every build, so that
+  /// no handle makes the sweep write outside the adjoints).
+  ETAD_ALWAYS_INLINE detail::index_t next_index() const noexcept { return store_.size(); }
   /// Partials recorded: one per input of each statement (a range statement's included, although
   /// it stores its inputs as one index range, and no partials at all when they are all equal).
   std::size_t partials() const noexcept { return store_.partial_count(); }
