@@ -1141,6 +1141,13 @@ struct callback_access {
       for (std::size_t j = 0; j < e.input_count; ++j) f(in[j]);
     }
   }
+  /// The input indices of the statements recorded since m as one array when they are one (see
+  /// statement_store::contiguous_inputs_since), else {nullptr, 0}; entries' inputs not included.
+  static std::span<const index_t> contiguous_inputs_since(const basic_tape<T>& t,
+                                                           const mark& m) noexcept {
+    if (t.callbacks_.size() != m.callbacks.entries) return {};
+    return t.store_.contiguous_inputs_since(m.store);
+  }
   /// Records an entry with the object O made from args, the given inputs and `outputs` new
   /// indices; returns the first of them. If it throws, nothing is recorded and the object is
   /// destroyed (or was never made).

@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -480,6 +481,16 @@ public:
     bool has_ranges = false;
     std::ptrdiff_t implicit = 0;
   };
+  /// The input indices of what was recorded since m, when they lie in one array: still in m's
+  /// block, and that block holds no range statement (so every statement's inputs are a plain
+  /// list, stored one after another). Else {nullptr, 0}: use for_each_input. For the checks that
+  /// scan what a callback's pass recorded, without visiting it statement by statement.
+  std::span<const index_t> contiguous_inputs_since(const mark& m) const noexcept {
+    if (cur_ == nullptr || !m.has_block || current_ != m.current || cur_->has_ranges)
+      return {};
+    return {at_.input + m.partials, at_.used - m.partials};
+  }
+
   mark where() const noexcept {
     sync();
     mark m;
