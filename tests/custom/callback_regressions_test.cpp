@@ -135,3 +135,57 @@ TEST_CASE("regression: a std::array of outputs is as many outputs, known at comp
   CHECK(g[0] == 4.0);
   CHECK(g[1] == 2.0);
 }
+
+TEST_CASE("regression: a stale real returned by a recomputed function or a loop's step",
+          "[custom][regression][errors]") {
+  // Returned as it was, it reached the sweep's seeding unchecked: an index past the recording
+  // read and wrote outside the adjoints (AddressSanitizer: heap-buffer-overflow, in every
+  // build), one below it was taken as a captured variable (a wrong gradient, no error).
+  etad::tape t{etad::persistent};
+  real old = t.variable(1.0);
+  for (int i = 0; i < 5000; ++i) old = old * 1.0001;
+  t.reset();
+  real x = t.variable(2.0);
+  auto f = etad::recompute_grad([&](const real<>& a) {
+    (void)a;
+    return old;
+  });
+  CHECK_THROWS_WITH(f(x), Catch::Contains("recompute_grad was given a real recorded on another "
+                                          "tape or before reset()"));
+  auto step = [&](const real<>& s) {
+    (void)s;
+    return old;
+  };
+  CHECK_THROWS_AS(etad::checkpointed_loop(4, step, x, {.snapshots = 2}), etad::error);
+  const real y = x * 3.0;
+  CHECK(t.gradient(y, x)[0] == 3.0);
+}
+
+TEST_CASE("regression: reset() or activate() inside a callback entry's function",
+          "[custom][regression][errors]") {
+  // reset() from a gradient function destroyed the entry whose function was running
+  // (AddressSanitizer: heap-use-after-free); activate() inside a recomputation relinked the
+  // thread's chain of tapes from the tape made active for it, and a tape could drop out.
+  etad::tape t;
+  real x = t.variable(2.0);
+  const real z = x * x;
+  auto f = etad::custom_gradient([&](const real<>& u) {
+    return std::pair{real(u * 3.0), [&t](double up) {
+                       t.reset();
+                       return up * 3.0;
+                     }};
+  });
+  const real y = f(z);
+  CHECK_THROWS_WITH(t.gradient(y, x), Catch::Contains("reset() was called inside"));
+  etad::tape other;
+  t.activate();
+  real a = t.variable(1.5);
+  int calls = 0;
+  auto g = etad::recompute_grad([&](const real<>& v) {
+    if (++calls == 2) other.activate();  // in the recomputation, run by the backward sweep
+    return real(v * 2.0);
+  });
+  const real b = g(a);
+  CHECK_THROWS_WITH(t.gradient(b, a), Catch::Contains("activate() was called inside"));
+  CHECK(etad::tape::current() == &t);
+}

@@ -253,6 +253,7 @@ std::array<real<T>, K> checkpointed(std::size_t n, const F& step,
     recording_pass<T> pass(*t);
     std::vector<real<T>> outs;
     outputs_as_reals<T>(std::apply(step, init), outs);
+    for (const auto& o : outs) check_epoch(o, *t, "checkpointed_loop's step");  // (returned as is)
     if (outs.size() != K)
       throw error("etad: checkpointed_loop's step returned " + count_of(outs.size(), "value") +
                   " for a state of " + count_of(K, "real"));

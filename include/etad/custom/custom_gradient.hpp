@@ -225,6 +225,7 @@ auto entry_forward_pass(basic_tape<T>& t, entry_scratch<T>& s, const char* who, 
   s.values.clear();
   s.passed.clear();
   for_each_output(outputs_of(r), [&](const auto& o) {
+    check_epoch(o, t, who);  // (a real returned as it was: of this tape, and not stale)
     const auto [v, i] = value_and_index<T>(o);
     s.values.push_back(v);
     s.passed.push_back(i);

@@ -124,6 +124,10 @@ template <class T>
 inline thread_local basic_tape<T>* recording_tape = nullptr;
 template <class T>
 void refresh_recording_tape() noexcept;
+/// How many callback runs have made a tape active without linking it (recording_on) on this
+/// thread: activate() then throws (it relinks the chain from the tape made active).
+template <class T>
+inline thread_local int swapped_active = 0;
 }  // namespace detail
 
 /// basic_tape<T>: records statements on reals with values of type T while it is the thread's
@@ -176,6 +180,9 @@ public:
     if (thread_ != detail::this_thread_mark()) [[unlikely]]
       throw error("etad: activate() was called on another thread than the one that made the "
                   "tape; a tape records on its own thread only");
+    if (detail::swapped_active<T> != 0) [[unlikely]]
+      throw error("etad: activate() was called inside a custom_gradient, recompute_grad or "
+                  "checkpointed_loop function while it ran; call it outside them");
     if (active() == this) return;
     for (basic_tape* p = active(); p != nullptr; p = p->previous_)
       if (p->previous_ == this) {
@@ -240,7 +247,7 @@ public:
   /// Forgets every statement and invalidates every real of this tape; keeps the memory, so a
   /// loop of record -> gradient -> reset allocates nothing after its first rounds.
   void reset() {
-    if (!enclosing_.empty()) [[unlikely]] reset_in_pass();
+    if (!enclosing_.empty() || in_callback_ != 0) [[unlikely]] reset_in_pass();
     if (!callbacks_.empty()) callbacks_.clear();  // (destroys their objects, newest first)
     peak_ = 0;                                    // (a new recording: its own peak)
     store_.clear();
@@ -456,7 +463,8 @@ private:
   }
   [[noreturn, gnu::noinline, gnu::cold]] static void reset_in_pass() {
     throw error("etad: reset() was called inside a custom_gradient, recompute_grad or "
-                "checkpointed_loop function while it recorded; reset the tape after the call");
+                "checkpointed_loop function (or its gradient function) while it ran on this "
+                "tape; reset the tape after the call or the gradient");
   }
   // A pass (see detail::callback_access::begin_pass): the recording from here on gets a new
   // epoch; end_pass() takes it back and returns to the epoch before.
@@ -676,6 +684,8 @@ private:
     detail::index_t first;
   };
   std::vector<enclosing_pass> enclosing_;
+  // Callback entries running now (run_callback): reset() then would destroy the running one.
+  int in_callback_ = 0;
   basic_tape* previous_;
   const void* thread_;  // detail::this_thread_mark() of the thread that made the tape
   // Statements 1..leading_ are variables (no partials): the sweep never needs to visit them.
@@ -1084,7 +1094,14 @@ void basic_tape<T>::run_callback(const detail::callback_entry<T>& e) {
   // As for a statement: an entry whose outputs' adjoints are all exactly zero pushes nothing
   // (its function is not called).
   if (!any) return;
-  e.run(e.object, *this, e, upstream, grads);
+  {
+    struct running {  // (reset() throws while an entry's function runs)
+      int& n;
+      explicit running(int& c) : n(++c) {}
+      ~running() { --n; }
+    } guard(in_callback_);
+    e.run(e.object, *this, e, upstream, grads);
+  }
   T* a = adjoints_.data();  // (afresh: the callback may have moved both arrays)
   const detail::index_t* in = callbacks_.inputs(e);
   for (std::size_t j = 0; j < k; ++j)
@@ -1101,6 +1118,10 @@ void basic_tape<T>::sweep_since(const mark& m, const real<T>* outs, const T* see
   detail::index_t hi = 0;
   for (std::size_t j = 0; j < count; ++j) {
     const detail::index_t o = outs[j].index();
+    // An output a recomputed function or a loop's step returned as it was: a real of another
+    // tape or from before reset() must not index the adjoints (in any build).
+    if (o >= n || (outs[j].epoch() != 0 && !accepts(outs[j].epoch()))) [[unlikely]]
+      foreign("an output of a recomputed function or of a checkpointed loop's step");
     if (o == 0 || detail::constant_zero(seeds[j])) continue;
     adj[o] = adj[o] + seeds[j];
     hi = std::max(hi, o);

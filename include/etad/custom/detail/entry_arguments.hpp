@@ -280,11 +280,13 @@ public:
   explicit recording_on(basic_tape<T>& t)
       : paused_(paused_recording<T>), active_(callback_access<T>::swap_active(&t)) {
     paused_recording<T> = 0;
+    ++swapped_active<T>;
     refresh_recording_tape<T>();
   }
   recording_on(const recording_on&) = delete;
   recording_on& operator=(const recording_on&) = delete;
   ~recording_on() {
+    --swapped_active<T>;
     callback_access<T>::swap_active(active_);
     paused_recording<T> = paused_;
     refresh_recording_tape<T>();
