@@ -219,14 +219,8 @@ TEST_CASE("stale reals: an index past the recording is an error in every build",
   t.reset();
   const real x = t.variable(2.0);
   const std::size_t statements = t.statements();
-  CHECK_THROWS_MATCHES(real(old * x), etad::error,
-                       Catch::Matchers::Predicate<etad::error>(
-                           [](const etad::error& e) {
-                             return std::string_view(e.what()).find(
-                                        "etad: an expression uses a real recorded on another "
-                                        "tape or before reset()") != std::string_view::npos;
-                           },
-                           "names the stale real"));
+  CHECK_THROWS_WITH(real(old * x), Catch::Contains("etad: an expression uses a real recorded on "
+                                                   "another tape or before reset()"));
   CHECK_THROWS_AS(real(x * x + old), etad::error);
   CHECK_THROWS_AS(real(old * old), etad::error);  // (merged: one input)
   CHECK_THROWS_AS(etad::call([](auto a, auto b) { return a * b; }, x, old), etad::error);
